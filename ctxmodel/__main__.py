@@ -1,0 +1,3 @@
+from ctxmodel.cli import main
+
+main()
