@@ -1,0 +1,355 @@
+"""Pairing normalization: a request-ready history by the API's adjacency rules (contract §3).
+
+The reference makes one strict choice wherever the contract allows several (contract §3
+"Reference"): orphans dropped (or turned to text), a trailing ``tool_use`` left pending (or closed),
+results in ``tool_use`` order, the first of duplicate results kept.
+
+It works in two passes because contract §3 rule 5 "applies first":
+
+1. Duplicate ``tool_use`` ids across the request are removed (with their results when the repeat is
+   in a later message), and messages this empties are removed. Only then is adjacency known.
+2. Each user message is paired against the message now before it: results of that message's
+   ``tool_use`` blocks go first in ``tool_use`` order (missing ones synthesized), orphans are
+   dropped or turned to text, everything else follows in its original order. A user message is
+   inserted where an assistant ``tool_use`` message is followed by another assistant message.
+
+Why the output is a fixpoint (rule 7): a user message is only emptied in pass 2 when the message
+before it has no ``tool_use`` (otherwise it receives results), so removing it changes what no other
+message pairs against; pass 1 leaves no duplicate ``tool_use`` and pass 2 adds none; everything pass 2
+emits already satisfies what pass 2 enforces.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+from ctxmodel.codec import dump_block
+from ctxmodel.errors import UsageError
+from ctxmodel.model import Block, History, Message, Text, ToolResult, ToolUse
+
+__all__ = [
+    "ORPHANS",
+    "SYNTHETIC_TEXT",
+    "TRAILING",
+    "NormalizeReport",
+    "normalize",
+    "normalize_report",
+    "orphan_text",
+    "synthetic_result",
+]
+
+#: The reference's synthetic result text (contract §3 "Reference"; Roo-Code's own wording, domain §4.1).
+SYNTHETIC_TEXT = "Tool execution was interrupted before completion."
+
+#: Orphan policies the reference accepts. ``any`` and ``relabel`` allow dropping every orphan
+#: (contract §3 rule 4), so the reference honours them by dropping.
+ORPHANS = ("drop", "to_text", "any", "relabel")
+TRAILING = ("leave", "close")
+
+
+def synthetic_result(tool_use_id: str) -> ToolResult:
+    """The result standing in for one that never arrived: non-empty and marked (contract §3 rule 3)."""
+    return ToolResult(tool_use_id, SYNTHETIC_TEXT, True)
+
+
+def orphan_text(result: ToolResult) -> Text:
+    """An orphan kept as text (contract §3 rule 4, ``to_text``), as Roo-Code does at append time.
+
+    List content is compact JSON of its items (domain §2.3), so every text item's text survives.
+    """
+    content = result.content
+    if content is None:
+        body = ""
+    elif isinstance(content, str):
+        body = content
+    else:
+        body = json.dumps([dump_block(item, copy=False) for item in content], separators=(",", ":"), ensure_ascii=False)
+    return Text("Tool result:\n" + body)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _places(ids: Sequence[str], at: Sequence[int]) -> str:
+    if len(at) != len(ids):
+        return ", ".join(ids)
+    return ", ".join(f"{i} (messages.{n})" for i, n in zip(ids, at, strict=True))
+
+
+@attrs.frozen
+class NormalizeReport:
+    """What ``normalize`` changed, in the order met (tool ids; message indices as documented).
+
+    The ``*_at`` fields run parallel to the id field they extend: the **input** index of the message
+    the change was made in, so a person can find the place in the file they gave.
+    Results of a ``tool_use`` removed by rule 5 are listed with ``duplicate_results_dropped``.
+    """
+
+    results_moved: tuple[str, ...] = ()
+    synthesized: tuple[str, ...] = ()
+    orphans_dropped: tuple[str, ...] = ()
+    orphans_to_text: tuple[str, ...] = ()
+    duplicate_results_dropped: tuple[str, ...] = ()
+    duplicate_tool_uses_removed: tuple[str, ...] = ()
+    #: Output indices of the messages normalization created.
+    messages_inserted: tuple[int, ...] = ()
+    #: Input indices of the messages normalization emptied and removed.
+    messages_removed: tuple[int, ...] = ()
+    results_moved_at: tuple[int, ...] = ()
+    orphans_dropped_at: tuple[int, ...] = ()
+    orphans_to_text_at: tuple[int, ...] = ()
+    duplicate_results_dropped_at: tuple[int, ...] = ()
+    duplicate_tool_uses_removed_at: tuple[int, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.results_moved
+            or self.synthesized
+            or self.orphans_dropped
+            or self.orphans_to_text
+            or self.duplicate_results_dropped
+            or self.duplicate_tool_uses_removed
+            or self.messages_inserted
+            or self.messages_removed
+        )
+
+    def lines(self) -> list[str]:
+        """One human line per kind of change; empty when nothing changed."""
+        out: list[str] = []
+        if self.duplicate_tool_uses_removed:
+            n = len(self.duplicate_tool_uses_removed)
+            places = _places(self.duplicate_tool_uses_removed, self.duplicate_tool_uses_removed_at)
+            out.append(f"removed {_plural(n, 'duplicate tool_use')}: {places}")
+        if self.duplicate_results_dropped:
+            n = len(self.duplicate_results_dropped)
+            places = _places(self.duplicate_results_dropped, self.duplicate_results_dropped_at)
+            out.append(f"dropped {_plural(n, 'duplicate result')}: {places}")
+        if self.orphans_dropped:
+            n = len(self.orphans_dropped)
+            places = _places(self.orphans_dropped, self.orphans_dropped_at)
+            out.append(f"dropped {_plural(n, 'orphan result')}: {places}")
+        if self.orphans_to_text:
+            n = len(self.orphans_to_text)
+            places = _places(self.orphans_to_text, self.orphans_to_text_at)
+            out.append(f"turned {_plural(n, 'orphan result')} to text: {places}")
+        if self.results_moved:
+            n = len(self.results_moved)
+            places = _places(self.results_moved, self.results_moved_at)
+            out.append(f"moved {_plural(n, 'result')} to the front: {places}")
+        if self.synthesized:
+            out.append(f"synthesized {_plural(len(self.synthesized), 'result')}: {', '.join(self.synthesized)}")
+        if self.messages_inserted:
+            word = "message" if len(self.messages_inserted) == 1 else "messages"
+            out.append(f"inserted {word} " + ", ".join(f"#{i}" for i in self.messages_inserted))
+        if self.messages_removed:
+            word = "message" if len(self.messages_removed) == 1 else "messages"
+            out.append(f"removed emptied {word} " + ", ".join(f"#{i}" for i in self.messages_removed))
+        return out
+
+
+@attrs.define
+class _Log:
+    """The report under construction (mutable while one call runs, never shared)."""
+
+    moved: list[tuple[str, int]] = attrs.Factory(list)
+    synthesized: list[str] = attrs.Factory(list)
+    orphans_dropped: list[tuple[str, int]] = attrs.Factory(list)
+    orphans_to_text: list[tuple[str, int]] = attrs.Factory(list)
+    dup_results: list[tuple[str, int]] = attrs.Factory(list)
+    dup_uses: list[tuple[str, int]] = attrs.Factory(list)
+    inserted: list[int] = attrs.Factory(list)
+    removed: list[int] = attrs.Factory(list)
+
+    def report(self) -> NormalizeReport:
+        def ids(pairs: list[tuple[str, int]]) -> tuple[str, ...]:
+            return tuple(p[0] for p in pairs)
+
+        def at(pairs: list[tuple[str, int]]) -> tuple[int, ...]:
+            return tuple(p[1] for p in pairs)
+
+        return NormalizeReport(
+            results_moved=ids(self.moved),
+            synthesized=tuple(self.synthesized),
+            orphans_dropped=ids(self.orphans_dropped),
+            orphans_to_text=ids(self.orphans_to_text),
+            duplicate_results_dropped=ids(self.dup_results),
+            duplicate_tool_uses_removed=ids(self.dup_uses),
+            messages_inserted=tuple(self.inserted),
+            messages_removed=tuple(sorted(self.removed)),
+            results_moved_at=at(self.moved),
+            orphans_dropped_at=at(self.orphans_dropped),
+            orphans_to_text_at=at(self.orphans_to_text),
+            duplicate_results_dropped_at=at(self.dup_results),
+            duplicate_tool_uses_removed_at=at(self.dup_uses),
+        )
+
+
+def _same(blocks: Sequence[Block], original: Sequence[Block]) -> bool:
+    return len(blocks) == len(original) and all(a is b for a, b in zip(blocks, original, strict=True))
+
+
+def _dedupe_tool_uses(history: Sequence[Message], log: _Log) -> list[tuple[int, Message]]:
+    """Contract §3 rule 5, applied before any pairing: each ``tool_use`` id once in the request.
+
+    The later block goes. When the repeat is in a later message, its results (in the message right
+    after it) go too: they answer the removed call, and re-attaching them to the first would be the
+    cross-wiring rule 2 forbids. Within one message the results stay: they pair with the first block.
+    Only assistant messages' ``tool_use`` blocks take part (one elsewhere is a rule 8 defect).
+    A message this empties is removed; an already-empty one passes through (rule 8).
+    """
+    seen: set[str] = set()
+    kill: set[str] = set()  # ids whose results in this message answer a removed later tool_use
+    out: list[tuple[int, Message]] = []
+    for index, message in enumerate(history):
+        pending, kill = kill, set()
+        content = message.content
+        if isinstance(content, str):
+            out.append((index, message))
+            continue
+        if message.role == "assistant":
+            here: set[str] = set()
+            kept: list[Block] = []
+            for block in content:
+                if isinstance(block, ToolUse):
+                    if block.id in seen:
+                        kill.add(block.id)
+                        log.dup_uses.append((block.id, index))
+                        continue
+                    if block.id in here:
+                        log.dup_uses.append((block.id, index))
+                        continue
+                    here.add(block.id)
+                kept.append(block)
+            seen |= here
+        elif pending:
+            kept = []
+            for block in content:
+                if isinstance(block, ToolResult) and block.tool_use_id in pending:
+                    log.dup_results.append((block.tool_use_id, index))
+                    continue
+                kept.append(block)
+        else:
+            out.append((index, message))
+            continue
+        if _same(kept, content):
+            out.append((index, message))
+        elif not kept:
+            log.removed.append(index)
+        else:
+            out.append((index, message.with_content(tuple(kept))))
+    return out
+
+
+def _pair(message: Message, index: int, uses: Sequence[str], orphans: str, log: _Log) -> Message | None:
+    """One user message paired against the ``tool_use`` ids ``uses`` of the message before it.
+
+    Contract §3 rules 1-4 and 6. Returns ``None`` when the message had blocks and pairing emptied it.
+    """
+    content = message.content
+    if isinstance(content, str):
+        if not uses:
+            return message
+        # Rule 6: string content becomes a text block after the results, only because results are added.
+        # An empty string would become an empty text block, a defect we would have made: it goes.
+        log.synthesized.extend(uses)
+        tail: tuple[Block, ...] = (Text(content),) if content else ()
+        return message.with_content(tuple(synthetic_result(u) for u in uses) + tail)
+    wanted = set(uses)
+    kept: dict[str, tuple[ToolResult, int]] = {}  # id -> (first valid result, its position in ``seq``)
+    others: list[Block] = []
+    seq = 0  # position among the blocks that stay (kept results, other blocks, orphan texts)
+    for block in content:
+        if isinstance(block, ToolResult):
+            rid = block.tool_use_id
+            if rid in wanted:
+                if rid in kept:
+                    log.dup_results.append((rid, index))  # rule 2: the first valid result wins
+                else:
+                    kept[rid] = (block, seq)
+                    seq += 1
+            elif orphans == "to_text":
+                log.orphans_to_text.append((rid, index))
+                others.append(orphan_text(block))
+                seq += 1
+            else:
+                log.orphans_dropped.append((rid, index))
+            continue
+        others.append(block)
+        seq += 1
+    head: list[Block] = []
+    position = 0
+    for u in uses:
+        if u in kept:
+            result, was = kept[u]
+            if was != position:
+                log.moved.append((u, index))
+            head.append(result)
+            position += 1
+        else:
+            log.synthesized.append(u)
+            head.append(synthetic_result(u))
+    blocks = head + others
+    if _same(blocks, content):
+        return message
+    if not blocks:
+        return None
+    return message.with_content(tuple(blocks))
+
+
+def _uses(message: Message | None) -> tuple[str, ...]:
+    if message is None or message.role != "assistant":
+        return ()
+    return tuple(b.id for b in message.tool_uses)
+
+
+def _check(orphans: str, trailing: str) -> None:
+    if orphans not in ORPHANS:
+        raise UsageError(f"normalize: orphans={orphans!r}: expected one of {'|'.join(ORPHANS)}")
+    if trailing not in TRAILING:
+        raise UsageError(f"normalize: trailing={trailing!r}: expected one of {'|'.join(TRAILING)}")
+
+
+def normalize_report(
+    history: Iterable[Message], *, orphans: str = "drop", trailing: str = "leave"
+) -> tuple[History, NormalizeReport]:
+    """The request-ready history (contract §3) and what it took to get there.
+
+    Pure: messages and blocks that need no change are returned as the input's own frozen objects,
+    changed ones are new. Messages this creates carry only ``role`` and ``content``.
+    """
+    _check(orphans, trailing)
+    source = tuple(history)
+    log = _Log()
+    staged = _dedupe_tool_uses(source, log)
+    out: list[Message] = []
+    for index, message in staged:
+        uses = _uses(out[-1] if out else None)
+        if message.role == "user":
+            paired = _pair(message, index, uses, orphans, log)
+            if paired is None:
+                log.removed.append(index)
+            else:
+                out.append(paired)
+            continue
+        if uses:  # rule 3: an assistant tool_use message followed by another assistant message
+            log.synthesized.extend(uses)
+            log.inserted.append(len(out))
+            out.append(Message("user", tuple(synthetic_result(u) for u in uses)))
+        out.append(message)
+    if trailing == "close":
+        uses = _uses(out[-1] if out else None)
+        if uses:
+            log.synthesized.extend(uses)
+            log.inserted.append(len(out))
+            out.append(Message("user", tuple(synthetic_result(u) for u in uses)))
+    return tuple(out), log.report()
+
+
+def normalize(history: Iterable[Message], *, orphans: str = "drop", trailing: str = "leave") -> History:
+    """The request-ready history of contract §3 (see :func:`normalize_report`)."""
+    return normalize_report(history, orphans=orphans, trailing=trailing)[0]
