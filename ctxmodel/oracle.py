@@ -1,0 +1,418 @@
+"""The API oracle: would the Anthropic Messages API accept this request's structure? (contract §6)
+
+The oracle judges a *request* (what is sent), never a stored history: ``ctxmodel validate FILE``
+builds the request first (contract §6), and the property suites judge what a target would send
+(contract §4 rule 4, §7). It reports every violation it finds, not only the first one the API
+would name, each with the API's path (``messages.N`` / ``messages.N.content.M``) and the API's
+own wording where domain §5.1 quotes it, so a person can match it against a 400 in their logs.
+
+Decisions where the domain facts disagree or are silent (each documented in ``RULES``):
+
+* Empty assistant content. The measured matrix (domain §5.1) accepts ``""``/``[]`` assistant
+  content anywhere, while the API's own error text ("all messages must have non-empty content
+  except for the optional final assistant message") rejects it outside the final position. The
+  oracle takes the strict reading: a gate that accepts what one API version rejects lets a 400
+  through, and normalization never creates empty messages (contract §3 rule 6), so only real
+  defects are flagged.
+* A last assistant message with ``tool_use`` and no results is accepted: its results are pending
+  (the ``trailing=leave`` policy, contract §3), and the API's missing-result check names "the next
+  message", which does not exist.
+* An empty request is accepted: there is no structure to reject, and ``normalize([]) == []``.
+* Same-role neighbours are accepted: the current API combines them (domain §5.2), and the contract
+  neither merges nor requires alternation (domain §8 question 9).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+import attrs
+
+from ctxmodel.model import Block, Message, Opaque, RedactedThinking, Text, Thinking, ToolResult, ToolUse
+
+__all__ = ["RULES", "Rule", "Violation", "validate"]
+
+
+@attrs.frozen
+class Rule:
+    """One acceptance rule: what it forbids, and where the domain facts state it."""
+
+    summary: str
+    source: str
+
+
+@attrs.frozen
+class Violation:
+    """One broken acceptance rule.
+
+    ``message`` is the API's full text where domain §5.1 quotes it (paths filled in), else a clear
+    sentence naming the same place. ``ids`` holds the tool ids involved, so that callers can compare
+    violations "by rule and tool id, not by position" (contract §4 rule 4); it takes no part in
+    equality, so a ``Violation(rule, path, message)`` built by hand compares equal.
+    """
+
+    rule: str
+    path: str
+    message: str
+    ids: tuple[str, ...] = attrs.field(default=(), eq=False, kw_only=True)
+
+
+RULES: Mapping[str, Rule] = MappingProxyType(
+    {
+        "first-message-not-user": Rule(
+            "the first message must be a user message (older API, Bedrock)", "domain §5.1 first message, §5.2 Roles"
+        ),
+        "empty-user-message": Rule("a user message must have non-empty content", "domain §5.1 empty user message"),
+        "empty-message": Rule(
+            "an assistant message may be empty only in the final position (strict reading of a disputed rule)",
+            "domain §5.1 empty message + empty-content matrix",
+        ),
+        "empty-text-block": Rule("a text block must be non-empty", "domain §5.1 empty text block"),
+        "whitespace-text": Rule(
+            "whitespace-only text must not be a message's only content", "domain §5.1 whitespace text + matrix"
+        ),
+        "missing-tool-result": Rule(
+            "every tool_use of a non-final assistant message has a tool_result leading the next message",
+            "domain §5.1 missing or non-leading result; §7 A1",
+        ),
+        "tool-result-not-first": Rule(
+            "in a user message, tool_result blocks come before every other block",
+            "domain §5.1 Handle tool calls; §7 A3",
+        ),
+        "unexpected-tool-use-id": Rule(
+            "a tool_result's id names a tool_use of the message right before it",
+            "domain §5.1 orphan or wrong id; §7 A2",
+        ),
+        "duplicate-tool-use-id": Rule("tool_use ids are unique across the request", "domain §5.1 duplicate id; §7 A4"),
+        "duplicate-tool-result": Rule(
+            "one tool_result per tool_use id in a message", "domain §5.1 duplicate result; §7 A4"
+        ),
+        "invalid-tool-id": Rule(
+            "tool_use.id and tool_result.tool_use_id match ^[a-zA-Z0-9_-]+$", "domain §5.1 id charset; §7 A5"
+        ),
+        "tool-result-in-assistant": Rule(
+            "tool_result blocks belong in user messages only", "domain §1.2 Block kinds; §7 A2"
+        ),
+        "tool-use-in-user": Rule("tool_use blocks belong in assistant messages only", "domain §1.2 Block kinds"),
+        "thinking-required": Rule(
+            "with thinking enabled, a final assistant message with tool_use starts with a thinking block",
+            "domain §5.1 thinking with tools, §5.2; §7 A14",
+        ),
+        "thinking-disabled": Rule(
+            "with thinking disabled, a final assistant message holds no thinking block",
+            "domain §5.1 thinking disabled",
+        ),
+        "server-tool-pending": Rule(
+            "after an unresolved server_tool_use, the next user message holds only tool_result blocks",
+            "domain §5.1 server tool; §7 A16",
+        ),
+        "unexpected-server-tool-result": Rule(
+            "a server tool result (e.g. advisor_tool_result) follows a server_tool_use with its id",
+            "domain §5.1 server-tool variant",
+        ),
+    }
+)
+
+_ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]+")
+_THINKING_TYPES = (Thinking, RedactedThinking)
+
+
+def _missing_text(n: int, ids: Sequence[str]) -> str:
+    return (
+        f"messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{', '.join(ids)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    )
+
+
+def _unexpected_text(path: str, tool_id: str) -> str:
+    return (
+        f"{path}: unexpected `tool_use_id` found in `tool_result` blocks: {tool_id}. "
+        "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+    )
+
+
+def _thinking_required_text(path: str, found: str) -> str:
+    return (
+        f"{path}.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When `thinking` is enabled, "
+        "a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and "
+        "`tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this "
+        "requirement, disable `thinking`."
+    )
+
+
+def _is_server_result(block: Block) -> bool:
+    """A server tool's result block (``web_search_tool_result``, ``advisor_tool_result``, ...)."""
+    return isinstance(block, Opaque) and block.type.endswith("_tool_result") and block.type != "tool_result"
+
+
+def _opaque_id(block: Opaque, key: str) -> str | None:
+    value = block.fields.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _thinking_enabled(history: Sequence[Message]) -> bool:
+    """``thinking=None``: a request carrying thinking blocks was made with thinking enabled."""
+    return any(m.role == "assistant" and any(isinstance(b, _THINKING_TYPES) for b in m.blocks) for m in history)
+
+
+def _content_rules(n: int, message: Message, last: bool, out: list[Violation]) -> None:
+    """Empty content, empty and whitespace-only text (domain §5.1 and its empty-content matrix)."""
+    content = message.content
+    if not content:  # "" or []
+        if message.role == "user":
+            out.append(
+                Violation(
+                    "empty-user-message", f"messages.{n}", f"messages.{n}: user messages must have non-empty content"
+                )
+            )
+        elif not last:
+            out.append(
+                Violation(
+                    "empty-message",
+                    f"messages.{n}",
+                    f"messages.{n}: all messages must have non-empty content except for the optional final assistant "
+                    "message",
+                )
+            )
+        return
+    if isinstance(content, str):
+        if not content.strip():
+            out.append(
+                Violation(
+                    "whitespace-text", f"messages.{n}", "messages: text content blocks must contain non-whitespace text"
+                )
+            )
+        return
+    for m, block in enumerate(content):
+        if isinstance(block, Text) and block.text == "":
+            out.append(
+                Violation(
+                    "empty-text-block", f"messages.{n}.content.{m}", "messages: text content blocks must be non-empty"
+                )
+            )
+    if all(isinstance(b, Text) for b in content) and not any(b.text.strip() for b in content if isinstance(b, Text)):
+        for m, block in enumerate(content):
+            if isinstance(block, Text) and block.text:
+                out.append(
+                    Violation(
+                        "whitespace-text",
+                        f"messages.{n}.content.{m}",
+                        "messages: text content blocks must contain non-whitespace text",
+                    )
+                )
+
+
+def _id_rule(path: str, field: str, tool_id: str, out: list[Violation]) -> None:
+    if _ID_PATTERN.fullmatch(tool_id) is None:
+        out.append(
+            Violation(
+                "invalid-tool-id",
+                path,
+                f"{path}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'",
+                ids=(tool_id,),
+            )
+        )
+
+
+def _user_rules(n: int, message: Message, prev: Message | None, out: list[Violation]) -> None:
+    """Results lead, name a tool_use of the previous message, once each (domain §5.1, §7 A2-A4)."""
+    if isinstance(message.content, str):
+        return
+    expected: set[str] = set()
+    if prev is not None and prev.role == "assistant":
+        expected = {u.id for u in prev.tool_uses}
+    seen: set[str] = set()
+    leading = True
+    for m, block in enumerate(message.content):
+        path = f"messages.{n}.content.{m}"
+        if isinstance(block, ToolResult):
+            tool_id = block.tool_use_id
+            _id_rule(path, "tool_result.tool_use_id", tool_id, out)
+            if not leading:
+                out.append(
+                    Violation(
+                        "tool-result-not-first",
+                        path,
+                        f"{path}: `tool_result` blocks must come first in a user message's content; this one follows "
+                        "a block of another type.",
+                        ids=(tool_id,),
+                    )
+                )
+            if tool_id not in expected:
+                out.append(Violation("unexpected-tool-use-id", path, _unexpected_text(path, tool_id), ids=(tool_id,)))
+            if tool_id in seen:
+                out.append(
+                    Violation(
+                        "duplicate-tool-result",
+                        path,
+                        f"{path}: each tool_use must have a single result: `tool_use_id` {tool_id} already has a "
+                        "`tool_result` block earlier in this message.",
+                        ids=(tool_id,),
+                    )
+                )
+            seen.add(tool_id)
+        else:
+            leading = False
+            if isinstance(block, ToolUse):
+                out.append(
+                    Violation(
+                        "tool-use-in-user",
+                        path,
+                        f"{path}: `tool_use` blocks are only allowed in `assistant` messages.",
+                        ids=(block.id,),
+                    )
+                )
+
+
+def _leading_result_ids(message: Message) -> set[str]:
+    ids: set[str] = set()
+    if isinstance(message.content, str):
+        return ids
+    for block in message.content:
+        if not isinstance(block, ToolResult):
+            break
+        ids.add(block.tool_use_id)
+    return ids
+
+
+def _assistant_rules(n: int, message: Message, nxt: Message | None, used: dict[str, str], out: list[Violation]) -> None:
+    """Unique ids, results in the next message, no results here (domain §5.1, §7 A1, A2, A4, A16)."""
+    if isinstance(message.content, str):
+        return
+    order: list[str] = []
+    server_uses: set[str] = set()
+    server_resolved: set[str] = set()
+    for m, block in enumerate(message.content):
+        path = f"messages.{n}.content.{m}"
+        if isinstance(block, ToolUse):
+            _id_rule(path, "tool_use.id", block.id, out)
+            if block.id in used:
+                out.append(
+                    Violation(
+                        "duplicate-tool-use-id",
+                        path,
+                        f"{path}: `tool_use` ids must be unique",
+                        ids=(block.id,),
+                    )
+                )
+            else:
+                used[block.id] = path
+            if block.id not in order:
+                order.append(block.id)
+        elif isinstance(block, ToolResult):
+            out.append(
+                Violation(
+                    "tool-result-in-assistant",
+                    path,
+                    f"{path}: `tool_result` blocks are only allowed in `user` messages.",
+                    ids=(block.tool_use_id,),
+                )
+            )
+        elif isinstance(block, Opaque) and block.type == "server_tool_use":
+            server_id = _opaque_id(block, "id")
+            if server_id is not None:
+                server_uses.add(server_id)
+        elif isinstance(block, Opaque) and _is_server_result(block):
+            server_id = _opaque_id(block, "tool_use_id")
+            if server_id is None:
+                continue
+            if server_id not in server_uses:
+                out.append(
+                    Violation(
+                        "unexpected-server-tool-result",
+                        path,
+                        f"{path}: unexpected `tool_use_id` found in `{block.type}` blocks: {server_id}. Each "
+                        f"`{block.type}` block must have a corresponding `server_tool_use` block before it.",
+                        ids=(server_id,),
+                    )
+                )
+            server_resolved.add(server_id)
+    if nxt is None:
+        return  # a final assistant message: its results are pending (module docstring)
+    if order:
+        answered = _leading_result_ids(nxt) if nxt.role == "user" else set()
+        missing = [i for i in order if i not in answered]
+        if missing:
+            out.append(Violation("missing-tool-result", f"messages.{n}", _missing_text(n, missing), ids=tuple(missing)))
+    pending = sorted(server_uses - server_resolved)
+    if pending and nxt.role == "user":
+        for m, block in enumerate(nxt.blocks):
+            if not isinstance(block, ToolResult):
+                path = f"messages.{n + 1}" if isinstance(nxt.content, str) else f"messages.{n + 1}.content.{m}"
+                out.append(
+                    Violation(
+                        "server-tool-pending",
+                        path,
+                        f"{path}: the previous assistant message has an unresolved `server_tool_use` "
+                        f"({', '.join(pending)}), so this message may hold only `tool_result` blocks.",
+                        ids=tuple(pending),
+                    )
+                )
+
+
+def _thinking_rules(history: Sequence[Message], thinking: bool, out: list[Violation]) -> None:
+    """The final assistant message's thinking, enabled or disabled (domain §5.1, §5.2, §7 A14)."""
+    last = next((n for n in range(len(history) - 1, -1, -1) if history[n].role == "assistant"), None)
+    if last is None:
+        return
+    message = history[last]
+    blocks = message.blocks
+    if thinking:
+        if message.tool_uses and not isinstance(blocks[0], _THINKING_TYPES):
+            path = f"messages.{last}.content.0"
+            out.append(
+                Violation(
+                    "thinking-required",
+                    path,
+                    _thinking_required_text(path, blocks[0].type),
+                    ids=tuple(u.id for u in message.tool_uses),
+                )
+            )
+    elif last == len(history) - 1:
+        for m, block in enumerate(blocks):
+            if isinstance(block, _THINKING_TYPES):
+                path = f"messages.{last}.content.{m}"
+                out.append(
+                    Violation(
+                        "thinking-disabled",
+                        path,
+                        f"{path}: When thinking is disabled, an `assistant` message in the final position cannot "
+                        "contain `thinking`. To use thinking blocks, enable `thinking` in your request.",
+                    )
+                )
+
+
+def _sort_key(v: Violation) -> tuple[int, int]:
+    parts = v.path.split(".")
+    message = int(parts[1]) if len(parts) > 1 else -1
+    block = int(parts[3]) if len(parts) > 3 else -1
+    return message, block
+
+
+def validate(history: Sequence[Message], *, thinking: bool | None = None) -> list[Violation]:
+    """Every structural acceptance rule the request breaks, in path order (contract §6).
+
+    ``thinking``: whether the request enables extended thinking; ``None`` infers it (enabled iff an
+    assistant message carries a thinking block, since the API rejects those with thinking off).
+    """
+    out: list[Violation] = []
+    if not history:
+        return out
+    if history[0].role != "user":
+        out.append(
+            Violation("first-message-not-user", "messages.0", 'messages: first message must use the "user" role')
+        )
+    used: dict[str, str] = {}
+    count = len(history)
+    for n, message in enumerate(history):
+        last = n == count - 1
+        _content_rules(n, message, last, out)
+        if message.role == "user":
+            _user_rules(n, message, history[n - 1] if n else None, out)
+        else:
+            _assistant_rules(n, message, None if last else history[n + 1], used, out)
+    _thinking_rules(history, _thinking_enabled(history) if thinking is None else thinking, out)
+    out.sort(key=_sort_key)
+    return out
