@@ -12,6 +12,8 @@ It works in two passes because contract §3 rule 5 "applies first":
    ``tool_use`` blocks go first in ``tool_use`` order (missing ones synthesized), orphans are
    dropped or turned to text, everything else follows in its original order. A user message is
    inserted where an assistant ``tool_use`` message is followed by another assistant message.
+   Whether a result is valid or an orphan is judged against the message before it in the input
+   (rules 2 and 4), never against a neighbour that rule 5's removals brought next to it.
 
 Why the output is a fixpoint (rule 7): a user message is only emptied in pass 2 when the message
 before it has no ``tool_use`` (otherwise it receives results), so removing it changes what no other
@@ -245,10 +247,24 @@ def _dedupe_tool_uses(history: Sequence[Message], log: _Log) -> list[tuple[int, 
     return out
 
 
-def _pair(message: Message, index: int, uses: Sequence[str], orphans: str, log: _Log) -> Message | None:
-    """One user message paired against the ``tool_use`` ids ``uses`` of the message before it.
+def _input_uses(staged: Sequence[tuple[int, Message]]) -> dict[int, tuple[str, ...]]:
+    """Input index -> the ``tool_use`` ids an assistant message kept through rule 5.
 
-    Contract §3 rules 1-4 and 6. Returns ``None`` when the message had blocks and pairing emptied it.
+    A result is valid only against the message right before it **in the input** (contract §3
+    rules 2 and 4): when rule 5 removes that message, an orphan must not pair with the message that
+    now precedes it — that would re-attach it to a call it never answered (domain §7 A8).
+    """
+    return {index: _uses(message) for index, message in staged if message.role == "assistant"}
+
+
+def _pair(
+    message: Message, index: int, uses: Sequence[str], valid: Sequence[str], orphans: str, log: _Log
+) -> Message | None:
+    """One user message paired against the ``tool_use`` ids ``uses`` of the message now before it.
+
+    ``valid`` are the ids its results may answer: those of the message before it in the input (a
+    subset of ``uses``; they differ only where rule 5 removed that message). Contract §3 rules 1-4
+    and 6. Returns ``None`` when the message had blocks and pairing emptied it.
     """
     content = message.content
     if isinstance(content, str):
@@ -259,7 +275,7 @@ def _pair(message: Message, index: int, uses: Sequence[str], orphans: str, log: 
         log.synthesized.extend(uses)
         tail: tuple[Block, ...] = (Text(content),) if content else ()
         return message.with_content(tuple(synthetic_result(u) for u in uses) + tail)
-    wanted = set(uses)
+    wanted = set(valid)
     kept: dict[str, tuple[ToolResult, int]] = {}  # id -> (first valid result, its position in ``seq``)
     others: list[Block] = []
     seq = 0  # position among the blocks that stay (kept results, other blocks, orphan texts)
@@ -326,11 +342,13 @@ def normalize_report(
     source = tuple(history)
     log = _Log()
     staged = _dedupe_tool_uses(source, log)
+    input_uses = _input_uses(staged)
     out: list[Message] = []
     for index, message in staged:
         uses = _uses(out[-1] if out else None)
         if message.role == "user":
-            paired = _pair(message, index, uses, orphans, log)
+            valid = [u for u in input_uses.get(index - 1, ()) if u in uses]
+            paired = _pair(message, index, uses, valid, orphans, log)
             if paired is None:
                 log.removed.append(index)
             else:
