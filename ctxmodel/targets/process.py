@@ -1,0 +1,306 @@
+"""``exec:COMMAND`` targets: one long-lived child speaking JSON lines (contract §7).
+
+The runner must never hang and never be taken down by the target: every read and write has a
+deadline (``poll`` on non-blocking pipes), replies are read in chunks up to a cap, stderr is
+drained by a thread into a bounded tail (a chatty target can never fill its stderr pipe and
+stall), and a child that crashed, hung or broke the protocol is killed with its whole process
+group and started afresh for the next call, so one bad input costs one failure, not the run.
+Each failure is raised as ``TargetFailure`` from the call whose input caused it (contract §7:
+"both are failures reported with the input that caused them").
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from typing import IO, Any, NoReturn
+
+from ctxmodel.errors import UsageError
+from ctxmodel.targets.base import OPS, Description, TargetFailure
+from ctxmodel.targets.python import parse_description
+
+__all__ = ["DEFAULT_MAX_REPLY", "DEFAULT_TIMEOUT", "ProcessTarget", "command_argv"]
+
+DEFAULT_TIMEOUT = 10.0
+#: A reply larger than this is refused (and the child killed) instead of exhausting our memory.
+DEFAULT_MAX_REPLY = 32 * 1024 * 1024
+_CHUNK = 1 << 20
+_STDERR_TAIL = 4096
+_SHELL_CHARS = set("|&;<>()$`*?[]{}~!\n\\")
+
+
+def command_argv(command: str) -> list[str]:
+    """A plain command is split like a shell would; one with shell syntax is given to ``sh -c``."""
+    if not command.strip():
+        raise UsageError("exec: expected a command, got nothing")
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"exec:{command}: {exc}") from None
+    if any(ch in _SHELL_CHARS for ch in command):
+        return ["sh", "-c", command]
+    return argv
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not strict JSON")
+
+
+class _StderrTail:
+    """Drains a child's stderr forever, keeping only the last few kilobytes."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._size = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        try:
+            while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
+                with self._lock:
+                    self._chunks.append(chunk)
+                    self._size += len(chunk)
+                    while self._size - len(self._chunks[0]) >= _STDERR_TAIL:
+                        self._size -= len(self._chunks.popleft())
+        except (OSError, ValueError):
+            pass
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def tail(self) -> str:
+        with self._lock:
+            data = b"".join(self._chunks)[-_STDERR_TAIL:]
+        lines = data.decode("utf-8", "replace").strip().splitlines()
+        return " | ".join(line.strip() for line in lines[-3:] if line.strip())[-400:]
+
+
+class ProcessTarget:
+    def __init__(
+        self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY
+    ) -> None:
+        if timeout <= 0:
+            raise UsageError(f"--timeout {timeout}: expected a positive number of seconds")
+        self.command = command
+        self.argv = command_argv(command)
+        self.timeout = timeout
+        self.max_reply = max_reply
+        self.restarts = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: _StderrTail | None = None
+        self._buf = bytearray()
+        self._next_id = 0
+        self._started_once = False
+        self.description = self._handshake()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise TargetFailure("start", f"exec:{self.command}: cannot start: {exc.strerror or exc}") from None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        os.set_blocking(proc.stdin.fileno(), False)
+        os.set_blocking(proc.stdout.fileno(), False)
+        self._stderr = _StderrTail(proc.stderr)
+        self._buf = bytearray()
+        self._proc = proc
+        if self._started_once:
+            self.restarts += 1
+        self._started_once = True
+        return proc
+
+    def _handshake(self) -> Description:
+        """Start the child and ask ``describe``; anything but an answer (or a plain "no such op")
+        means the target cannot be driven at all (contract §9 exit 3)."""
+        try:
+            reply = self.call("describe", {})
+        except TargetFailure as exc:
+            if exc.kind == "error-reply":
+                # No describe: the contract's defaults, and every op offered (contract §7).
+                return Description(name=self.argv[-1], version="", ops=frozenset(OPS) - {"describe"})
+            self.close()
+            raise TargetFailure("start", f"exec:{self.command}: {exc}") from None
+        try:
+            return parse_description(reply, self.argv[-1])
+        except TargetFailure:
+            self.close()
+            raise
+
+    def _kill(self) -> int | None:
+        """Kill the child and everything it started; return its exit code when known."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return None
+        code = proc.poll()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail on Linux
+            pass
+        if self._stderr is not None:
+            self._stderr.join(1.0)
+        if proc.stderr is not None:
+            proc.stderr.close()
+        return code if code is not None else proc.returncode
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.poll() is None and proc.stdin is not None:
+            # EOF on stdin is the polite way to end a JSON-lines server; give it a moment.
+            try:
+                proc.stdin.close()
+                proc.wait(timeout=0.2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+
+    def __enter__(self) -> ProcessTarget:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- one request -------------------------------------------------------------------------
+
+    def _fail(self, kind: Any, op: str, message: str, *, kill: bool = True) -> NoReturn:
+        code = self._kill() if kill else None
+        tail = self._stderr.tail() if self._stderr is not None else ""
+        parts = [f"{op}: {message}"]
+        if code is not None and kind == "crash":
+            parts[0] += f" (exit code {code})" if code >= 0 else f" (killed by signal {-code})"
+        if tail:
+            parts.append(f"stderr: {tail}")
+        raise TargetFailure(kind, "; ".join(parts))
+
+    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            if proc is not None:
+                self._kill()
+            proc = self._start()
+        self._next_id += 1
+        request_id = self._next_id
+        try:
+            line = json.dumps({"id": request_id, "op": op, "params": params}, allow_nan=False).encode() + b"\n"
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{op}: params are not strict JSON: {exc}") from None
+        deadline = time.monotonic() + self.timeout
+        self._write(proc, line, deadline, op)
+        raw = self._read_line(proc, deadline, op)
+        return self._parse(raw, request_id, op)
+
+    def _remaining_ms(self, deadline: float, op: str) -> int:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            self._fail("timeout", op, f"no reply within {self.timeout:g} s")
+        return max(1, int(left * 1000))
+
+    def _write(self, proc: subprocess.Popen[bytes], data: bytes, deadline: float, op: str) -> None:
+        assert proc.stdin is not None
+        fd = proc.stdin.fileno()
+        view = memoryview(data)
+        try:
+            written = os.write(fd, view)  # the common case: the whole request fits the pipe at once
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            self._fail("crash", op, "the target exited before reading its request")
+        if written == len(data):
+            return
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        while written < len(data):
+            events = poller.poll(self._remaining_ms(deadline, op))
+            if not events:
+                continue
+            if any(ev & (select.POLLERR | select.POLLHUP) for _, ev in events):
+                self._fail("crash", op, "the target exited before reading its request")
+            try:
+                written += os.write(fd, view[written:])
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                self._fail("crash", op, "the target exited before reading its request")
+
+    def _read_line(self, proc: subprocess.Popen[bytes], deadline: float, op: str) -> bytes:
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        buf = self._buf
+        scanned = 0
+        poller: Any = None
+        while True:
+            newline = buf.find(b"\n", scanned)
+            if newline >= 0:
+                line = bytes(buf[:newline])
+                del buf[: newline + 1]
+                scanned = 0
+                if line.strip():
+                    return line
+                continue  # blank lines between replies are harmless
+            scanned = len(buf)
+            if len(buf) > self.max_reply:
+                self._fail("protocol", op, f"reply larger than {self.max_reply // (1024 * 1024)} MB (target killed)")
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                if poller is None:
+                    poller = select.poll()
+                    poller.register(fd, select.POLLIN)
+                poller.poll(self._remaining_ms(deadline, op))
+                continue
+            if not chunk:
+                try:
+                    proc.wait(timeout=1.0)
+                except subprocess.TimeoutExpired:
+                    self._fail("crash", op, "the target closed its stdout without replying")
+                self._fail("crash", op, "the target exited without replying")
+            buf += chunk
+
+    def _parse(self, raw: bytes, request_id: int, op: str) -> dict[str, Any]:
+        shown = raw[:120].decode("utf-8", "replace") + ("…" if len(raw) > 120 else "")
+        try:
+            reply = json.loads(raw, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            self._fail("protocol", op, f"the target printed a line that is not JSON: {shown!r}")
+        if not isinstance(reply, dict):
+            self._fail("protocol", op, f"expected a reply object, got {shown!r}")
+        got = reply.get("id")
+        if isinstance(got, bool) or got != request_id:
+            self._fail("protocol", op, f"reply has id {got!r}, expected {request_id}")
+        if "error" in reply and reply["error"] is not None:
+            error = reply["error"]
+            message = error.get("message") if isinstance(error, dict) else None
+            if not isinstance(message, str):
+                self._fail("protocol", op, 'error reply without "message" string')
+            raise TargetFailure("error-reply", f"{op}: {message}")
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            self._fail("protocol", op, 'expected "result" to be an object (or an "error")')
+        return result

@@ -1,0 +1,50 @@
+"""Target specs on the command line (contract §7): ``reference``, ``python:pkg.mod[:obj]``, ``exec:COMMAND``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from ctxmodel.errors import UsageError
+from ctxmodel.targets.base import Target
+from ctxmodel.targets.process import DEFAULT_TIMEOUT
+
+__all__ = ["TargetSpec", "open_target", "parse_spec"]
+
+
+@attrs.frozen
+class TargetSpec:
+    kind: Literal["reference", "python", "exec"]
+    #: The module path (``python``) or the command (``exec``); empty for ``reference``.
+    value: str = ""
+
+    def __str__(self) -> str:
+        return "reference" if self.kind == "reference" else f"{self.kind}:{self.value}"
+
+
+def parse_spec(text: str) -> TargetSpec:
+    """A spec string, refused with one line naming what was expected (exit 2)."""
+    text = text.strip()
+    if text == "reference":
+        return TargetSpec("reference")
+    kind, sep, value = text.partition(":")
+    if sep and kind in ("python", "exec") and value.strip():
+        return TargetSpec("python" if kind == "python" else "exec", value.strip())
+    raise UsageError(f"--target {text!r}: expected reference, python:package.module[:object] or exec:COMMAND")
+
+
+def open_target(spec: str | TargetSpec, *, timeout: float = DEFAULT_TIMEOUT) -> Target:
+    """Start a target and read its ``describe``; raises ``TargetError`` when it cannot be driven."""
+    parsed = spec if isinstance(spec, TargetSpec) else parse_spec(spec)
+    if parsed.kind == "reference":
+        from ctxmodel.targets.reference import ReferenceTarget
+
+        return ReferenceTarget()
+    if parsed.kind == "python":
+        from ctxmodel.targets.python import PythonTarget
+
+        return PythonTarget(parsed.value)
+    from ctxmodel.targets.process import ProcessTarget
+
+    return ProcessTarget(parsed.value, timeout=timeout)
