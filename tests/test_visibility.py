@@ -158,11 +158,7 @@ def _expected(value: list[dict[str, Any]]) -> list[bool]:
     last = max((i for i, m in enumerate(value) if m.get("isSummary") is True), default=-1)
     return [
         i == last
-        or (
-            i > last
-            and m.get("condenseParent") not in summaries
-            and m.get("truncationParent") not in markers
-        )
+        or (i > last and m.get("condenseParent") not in summaries and m.get("truncationParent") not in markers)
         for i, m in enumerate(value)
     ]
 
