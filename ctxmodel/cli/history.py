@@ -1,0 +1,195 @@
+"""``ctxmodel validate | normalize | show``: the reference model on one stored history file.
+
+These are the commands a maintainer runs on a real ``api_conversation_history.json`` after a 400:
+is the request this file produces acceptable (contract §6), what would the pairing normalizer make
+of it (contract §3), and what does it look like (issue 2). By default they work on the request a
+stored file produces, its effective history (contract §2, §6); ``--raw`` takes the file as given.
+
+Input errors propagate as ``HistoryError`` and are printed by ``ctxmodel.cli.main`` as one line
+(``ctxmodel: FILE: messages.3.content.1.tool_use_id: expected a string, got null``), exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+import click
+
+from ctxmodel import exitcodes
+from ctxmodel.codec import dump, dumps, read
+from ctxmodel.errors import UsageError
+from ctxmodel.model import History, Message
+from ctxmodel.normalize import normalize_report
+from ctxmodel.oracle import Violation, validate
+from ctxmodel.render import render
+from ctxmodel.visibility import visible_mask
+
+__all__ = ["COMMANDS", "normalize_command", "show_command", "validate_command"]
+
+_FILE = click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+_RAW = click.option("--raw", is_flag=True, help="Judge the file as given, not the request it produces.")
+
+
+def _one_line(text: str) -> str:
+    """Ids and texts from a file can hold newlines or lone surrogates: keep each report one line."""
+    escaped = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
+    return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _request(history: History, raw: bool) -> tuple[History, list[int]]:
+    """The messages judged and, for each, its index in the file (contract §2, §6)."""
+    if raw:
+        return history, list(range(len(history)))
+    positions = [i for i, keep in enumerate(visible_mask(history)) if keep]
+    return tuple(history[i] for i in positions), positions
+
+
+def _stored_path(path: str, positions: Sequence[int]) -> str:
+    """``messages.K...`` of the request as the same place in the stored file."""
+    parts = path.split(".")
+    if len(parts) >= 2 and parts[0] == "messages" and parts[1].isdigit() and int(parts[1]) < len(positions):
+        parts[1] = str(positions[int(parts[1])])
+    return ".".join(parts)
+
+
+def _violation_line(v: Violation, positions: Sequence[int], raw: bool) -> str:
+    message = v.message if v.message.startswith(v.path + ":") or v.message.startswith(v.path + ".") else None
+    line = message if message is not None else f"{v.path}: {v.message}"
+    where = [v.rule]
+    stored = _stored_path(v.path, positions)
+    if not raw and stored != v.path:
+        where.append(f"stored {stored}")
+    return _one_line(f"{line}  [{'; '.join(where)}]")
+
+
+def _scope(file: str, history: History, judged: Sequence[Message], raw: bool) -> str:
+    if raw:
+        return f"{file}: {len(history)} messages, judged as given"
+    return f"{file}: request of {len(judged)} messages (the effective history of {len(history)} stored)"
+
+
+@click.command("validate")
+@_FILE
+@_RAW
+@click.option(
+    "--thinking/--no-thinking",
+    default=None,
+    help="Whether the request enables extended thinking (default: enabled iff it carries thinking blocks).",
+)
+@click.option("--show", is_flag=True, help="Also print the judged messages, violations marked >>.")
+def validate_command(file: str, raw: bool, thinking: bool | None, show: bool) -> None:
+    """Would the Anthropic API accept the request FILE produces? Exit 0 clean, 1 with violations.
+
+    Each violation is one line: its path in the request, the API's own error text, the rule id and,
+    when it differs, the same place in the stored file.
+    """
+    history = read(file)
+    judged, positions = _request(history, raw)
+    violations = validate(judged, thinking=thinking)
+    for v in violations:
+        click.echo(_violation_line(v, positions, raw))
+    if show:
+        click.echo(render(judged, highlight=[v.path for v in violations]))
+    scope = _scope(file, history, judged, raw)
+    if violations:
+        noun = "violation" if len(violations) == 1 else "violations"
+        click.echo(_one_line(f"{scope}: {len(violations)} {noun}"), err=True)
+        sys.exit(exitcodes.FAILED)
+    click.echo(_one_line(f"{scope}: the API would accept its structure"), err=True)
+
+
+def _encode(history: History, indent: int | None) -> bytes:
+    """UTF-8 JSON; ASCII escapes when a string holds a lone surrogate UTF-8 cannot carry."""
+    text = dumps(history, indent=indent)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        ascii_text = json.dumps(dump(history, copy=False), ensure_ascii=True, indent=indent, allow_nan=False)
+        return ascii_text.encode("ascii") + b"\n"
+
+
+def _write_atomically(target: str, data: bytes) -> None:
+    """Write through a temporary file and a rename, so a failed run never leaves half a history."""
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ctxmodel-", suffix=".json", dir=directory)
+    except OSError as exc:
+        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+@click.command("normalize")
+@_FILE
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=str), help="Write here, not stdout.")
+@click.option("--orphans", type=click.Choice(["drop", "to_text"]), default="drop", show_default=True)
+@click.option("--trailing", type=click.Choice(["leave", "close"]), default="leave", show_default=True)
+@_RAW
+@click.option("--indent", type=click.IntRange(0, 8), default=None, help="Pretty-print with this indent.")
+def normalize_command(file: str, out: str | None, orphans: str, trailing: str, raw: bool, indent: int | None) -> None:
+    """Write the request-ready history: normalize(effective(FILE)), or normalize(FILE) with --raw.
+
+    The JSON goes to OUT (written atomically) or stdout; what changed goes to stderr. FILE itself
+    is never written.
+    """
+    if out is not None and out != "-" and file != "-" and _same_file(file, out):
+        raise UsageError(f"{out}: refusing to overwrite the input file; write elsewhere")
+    history = read(file)
+    judged, positions = _request(history, raw)
+    result, report = normalize_report(judged, orphans=orphans, trailing=trailing)
+    data = _encode(result, indent)
+    if out is None or out == "-":
+        stream: BinaryIO = sys.stdout.buffer
+        stream.write(data)
+        stream.flush()
+    else:
+        _write_atomically(out, data)
+    click.echo(_one_line(_scope(file, history, judged, raw)), err=True)
+    lines = report.lines()
+    if not lines:
+        click.echo("no pairing changes", err=True)
+    for line in lines:
+        click.echo(_one_line(line), err=True)
+    if not raw and len(positions) != len(history):
+        click.echo("(message numbers above are positions in the request, not in the file)", err=True)
+
+
+@click.command("show")
+@_FILE
+@click.option("--check", is_flag=True, help="Mark (>>) the places the request built from FILE breaks an API rule.")
+def show_command(file: str, check: bool) -> None:
+    """One line per stored message; • visible in the request, · hidden (contract §2)."""
+    history = read(file)
+    mask = visible_mask(history)
+    highlight: list[str] = []
+    if check:
+        judged, positions = _request(history, raw=False)
+        highlight = [_stored_path(v.path, positions) for v in validate(judged)]
+    if history:
+        click.echo(render(history, visible=mask, highlight=highlight))
+    shown = sum(mask)
+    summary = f"{file}: {len(history)} messages, {shown} visible (•), {len(history) - shown} hidden (·)"
+    if check:
+        summary += f", {len(highlight)} violations in the request (>>)"
+    click.echo(_one_line(summary), err=True)
+
+
+COMMANDS = [validate_command, normalize_command, show_command]
