@@ -168,6 +168,10 @@ class _Log:
     removed: list[int] = attrs.Factory(list)
 
     def report(self) -> NormalizeReport:
+        # Rule 5 runs over the whole history before pairing does: put its dropped results back in
+        # message order among the pairing pass's duplicates (stable, so order within a message holds).
+        self.dup_results.sort(key=lambda p: p[1])
+
         def ids(pairs: list[tuple[str, int]]) -> tuple[str, ...]:
             return tuple(p[0] for p in pairs)
 
