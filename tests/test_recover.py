@@ -284,7 +284,7 @@ def test_marker_has_no_ts_when_the_first_kept_has_none() -> None:
     value = conversation(6)
     for m in value:
         del m["ts"]
-    result, messages = run(value, **budget_for(value, tokens_of(value) - 200))
+    _result, messages = run(value, **budget_for(value, tokens_of(value) - 200))
     markers = [m for m in messages if m.get("isTruncationMarker")]
     assert len(markers) == 1 and "ts" not in markers[0]
 
@@ -293,7 +293,7 @@ def test_truncation_never_separates_a_tool_use_from_its_results() -> None:
     value = conversation(6)
     total = tokens_of(value)
     for free in range(1, total, 37):
-        result, messages = run(value, **budget_for(value, total - free))
+        result, _messages = run(value, **budget_for(value, total - free))
         if result.error is not None:
             continue
         hist = result.messages
@@ -321,9 +321,15 @@ def test_first_visible_last_visible_and_old_markers_are_never_tagged() -> None:
 
 
 def test_only_visible_messages_are_tagged_after_a_summary() -> None:
-    value = conversation(2) + [
-        {"role": "user", "content": [{"type": "text", "text": "## Conversation Summary\nsum"}], "isSummary": True,
-         "condenseId": "c1", "ts": 2000},
+    value = [
+        *conversation(2),
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "## Conversation Summary\nsum"}],
+            "isSummary": True,
+            "condenseId": "c1",
+            "ts": 2000,
+        },
     ]
     for m in value[:-1]:
         m["condenseParent"] = "c1"
@@ -368,7 +374,7 @@ def test_the_last_pair_alone_cannot_be_truncated_so_it_degrades() -> None:
 
 
 def test_when_no_cut_fits_the_cut_that_lowers_most_then_degradation() -> None:
-    value = conversation(4, size=400) + [assistant_call("last"), results("last", "L" * 40_000)]
+    value = [*conversation(4, size=400), assistant_call("last"), results("last", "L" * 40000)]
     result, messages = run(value, **budget_for(value, 2_000))
     assert result.error is None
     assert result.messages_removed == 8  # every earlier round trip: all but the first and the last pair
@@ -379,12 +385,12 @@ def test_when_no_cut_fits_the_cut_that_lowers_most_then_degradation() -> None:
 def test_id_factory_collisions_are_skipped() -> None:
     value = conversation(6)
     value[3]["condenseParent"] = "used"
-    result, messages = run(value, **budget_for(value, tokens_of(value) - 200), new_id=fixed_ids("used", "fresh"))
+    result, _messages = run(value, **budget_for(value, tokens_of(value) - 200), new_id=fixed_ids("used", "fresh"))
     assert result.truncation_id == "fresh"
 
 
 def test_deterministic_with_a_fixed_id_factory() -> None:
-    value = conversation(7, size=900) + [assistant_call("z"), results("z", "big " * 5_000)]
+    value = [*conversation(7, size=900), assistant_call("z"), results("z", "big " * 5000)]
     params = budget_for(value, 2_500)
     a, _ = run(value, **params, new_id=fixed_ids("same"))
     b, _ = run(value, **params, new_id=fixed_ids("same"))
@@ -422,33 +428,47 @@ def test_degraded_text_is_a_prefix_of_at_least_the_floor_plus_notice() -> None:
     assert d.path == "messages.2.content.0.content"
 
 
-def test_largest_first_and_stops_when_within_budget() -> None:
-    value = [
-        user("task"),
-        assistant_call("a"),
-        results("a", "a" * 8_000),
-        assistant_call("b"),
-        results("b", "b" * 30_000),
-    ]
-    # Only b (the largest) needs cutting; hiding is impossible because (a call, a results) must go together
-    # with ... no: a pair can be hidden here, so make the budget need both.
-    result, messages = run(value, **budget_for(value, 1_500))
-    assert result.error is None
-    assert result.degraded[0].path.startswith("messages.") and result.degraded[0].before_chars == 30_000
-    assert result.new_context_tokens <= result.allowed
+def parallel_results(sizes: dict[str, int]) -> list[dict[str, Any]]:
+    call = {"role": "assistant", "content": [{"type": "tool_use", "id": i, "name": "read", "input": {}} for i in sizes]}
+    res = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": i, "content": i * n} for i, n in sizes.items()],
+    }
+    return [user("task"), call, res]
+
+
+def test_largest_first_and_stops_once_within_budget() -> None:
+    value = parallel_results({"a": 8_000, "b": 30_000, "c": 1_000})
+    total = tokens_of(value)
+    one, _ = run(value, **budget_for(value, total - 3_000))  # cutting b alone is enough
+    assert one.error is None
+    assert [d.path for d in one.degraded] == ["messages.2.content.1.content"]
+    both, messages = run(value, **budget_for(value, 1_200))  # b, then a: c never needs touching
+    assert both.error is None
+    assert [d.path for d in both.degraded] == ["messages.2.content.1.content", "messages.2.content.0.content"]
+    assert messages[2]["content"][2] == value[2]["content"][2]
+    assert both.new_context_tokens <= both.allowed
 
 
 def test_array_content_changes_only_the_big_text_item() -> None:
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
-    items = [{"type": "text", "text": "header"}, image, {"type": "text", "text": "B" * 50_000},
-             {"type": "text", "text": "footer"}]
+    items = [
+        {"type": "text", "text": "header"},
+        image,
+        {"type": "text", "text": "B" * 50_000},
+        {"type": "text", "text": "footer"},
+    ]
     value = [
         user("task"),
         assistant_call("t"),
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t", "content": items, "is_error": False, "cache": {"k": 1}},
-            {"type": "text", "text": "after"},
-        ], "ts": 5},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": items, "is_error": False, "cache": {"k": 1}},
+                {"type": "text", "text": "after"},
+            ],
+            "ts": 5,
+        },
     ]
     result, messages = run(value, **budget_for(value, 3_000))
     assert result.error is None
@@ -484,8 +504,11 @@ def test_a_result_hidden_by_truncation_is_never_degraded() -> None:
         user("task"),
         assistant_call("old", truncationParent="t0"),
         results("old", "H" * 100_000, truncationParent="t0"),
-        user("[Sliding window truncation: 2 messages hidden to reduce context]", isTruncationMarker=True,
-             truncationId="t0"),
+        user(
+            "[Sliding window truncation: 2 messages hidden to reduce context]",
+            isTruncationMarker=True,
+            truncationId="t0",
+        ),
         assistant_call("new"),
         results("new", "V" * 20_000),
     ]
@@ -510,7 +533,7 @@ def test_images_and_ids_are_never_degraded_and_no_text_means_error() -> None:
 
 
 def test_impossible_budget_is_a_controlled_error_with_messages_unchanged() -> None:
-    value = conversation(5) + [assistant_call("big"), results("big", "x" * 50_000)]
+    value = [*conversation(5), assistant_call("big"), results("big", "x" * 50000)]
     value[0]["content"] = "a huge task description " * 2_000  # the first visible message can't be hidden
     result, messages = run(value, **budget_for(value, 1_000))
     assert result.error is not None and result.error.startswith(FAILED_PREFIX)
@@ -530,8 +553,7 @@ def test_result_json_has_the_contract_fields() -> None:
     value = conversation(6)
     result, _ = run(value, **budget_for(value, tokens_of(value) - 200))
     out = result.to_json()
-    assert set(out) >= {"messages", "error", "messagesRemoved", "prevContextTokens", "newContextTokens",
-                        "truncationId"}
+    assert set(out) >= {"messages", "error", "messagesRemoved", "prevContextTokens", "newContextTokens", "truncationId"}
     assert out["error"] is None and out["truncationId"] == "trunc-1"
     assert isinstance(out["messagesRemoved"], int) and out["allowed"] == result.allowed
     json.dumps(out)
@@ -556,11 +578,17 @@ def mixed_text(size: int) -> str:
 def four_mb_case() -> list[dict[str, Any]]:
     return [
         user("Summarise the log file."),
-        {"role": "assistant", "content": [
-            {"type": "text", "text": "Reading it."},
-            {"type": "tool_use", "id": "toolu_big", "name": "read_file", "input": {"path": "/var/log/big.log"}},
-        ]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_big", "content": mixed_text(4_000_000)}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Reading it."},
+                {"type": "tool_use", "id": "toolu_big", "name": "read_file", "input": {"path": "/var/log/big.log"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_big", "content": mixed_text(4_000_000)}],
+        },
     ]
 
 
@@ -608,7 +636,7 @@ def test_cli_recovers_and_writes_the_history(tmp_path: Path) -> None:
     real_counter()
     src = tmp_path / "h.json"
     out = tmp_path / "out.json"
-    src.write_text(json.dumps(conversation(4, size=4_000) + [assistant_call("z"), results("z", "big " * 20_000)]))
+    src.write_text(json.dumps([*conversation(4, size=4000), assistant_call("z"), results("z", "big " * 20000)]))
     res = cli_run(["recover", str(src), "--context-window", "20000", "--max-tokens", "4000", "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert "allowed: 14000" in res.output and "hidden:" in res.output and "degraded" in res.output

@@ -1,0 +1,140 @@
+"""``ctxmodel recover``: run the context-recovery reference on one stored history (contract §4).
+
+What a maintainer wants after "prompt is too long": would recovery fit this file into the budget,
+what would it hide and cut, and by how much. The report goes to stdout (to stderr when the history
+itself goes to stdout with ``-o -``). Exit codes (contract §9 spirit): 0 recovered or already
+within budget, 1 the controlled error ("Context window recovery failed ..."), 2 usage or input
+errors (printed as one line by ``ctxmodel.cli.main``). On the controlled error nothing is written:
+the history would be the input unchanged (contract §4 rule 8).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from ctxmodel import exitcodes
+from ctxmodel.codec import dump, dumps, read
+from ctxmodel.errors import UsageError
+from ctxmodel.model import History
+from ctxmodel.recover import DEFAULT_RESERVE, Recovery
+from ctxmodel.recover import recover as run_recover
+
+__all__ = ["COMMANDS", "recover"]
+
+
+def _one_line(text: str) -> str:
+    """Paths and errors may carry newlines or lone surrogates from the file: keep each line one line."""
+    escaped = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
+    return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _encode(history: History) -> bytes:
+    """UTF-8 JSON; ASCII escapes when a string holds a lone surrogate UTF-8 cannot carry."""
+    text = dumps(history)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(dump(history, copy=False), ensure_ascii=True, allow_nan=False).encode("ascii") + b"\n"
+
+
+def _write_atomically(target: str, data: bytes) -> None:
+    """Temporary file and rename: a failed run never leaves half a history behind."""
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ctxmodel-", suffix=".json", dir=directory)
+    except OSError as exc:
+        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
+
+
+def _read_prompt(path: str | None) -> str:
+    if path is None:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"{path}: cannot read the system prompt: {reason}") from None
+
+
+def _report(result: Recovery, window: int, max_tokens: int, counter: str) -> list[str]:
+    reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
+    lines = [
+        f"tokens: {result.prev_context_tokens} -> {result.new_context_tokens}"
+        f" (allowed: {result.allowed} = floor(0.9 * {window}) - {reserve}; counter {counter})"
+    ]
+    if result.error is not None:
+        return lines
+    if result.prev_context_tokens <= result.allowed:
+        lines.append("within budget: nothing to do")
+        return lines
+    hidden = f"hidden: {result.messages_removed} messages"
+    if result.truncation_id is not None:
+        hidden += f" (truncationId {result.truncation_id})"
+    lines.append(hidden)
+    lines.append(f"degraded: {len(result.degraded)} tool results")
+    for d in result.degraded:
+        lines.append(
+            f"  {d.path}: {d.before_chars} -> {d.after_chars} chars, {d.before_tokens} -> {d.after_tokens} tokens"
+        )
+    return lines
+
+
+@click.command("recover")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+@click.option("--context-window", "window", type=int, required=True, help="The model's context window, in tokens.")
+@click.option("--max-tokens", type=int, required=True, help="The reserve for output; <= 0 means 8192.")
+@click.option(
+    "--system-prompt",
+    "prompt_file",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    help="A file holding the system prompt (counted, never changed).",
+)
+@click.option("--counter", default="zoo", show_default=True, help="Token counter: zoo, o200k, cl100k.")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=str),
+    default=None,
+    help="Write the recovered history here (atomically), or to stdout with '-'.",
+)
+def recover(file: str, window: int, max_tokens: int, prompt_file: str | None, counter: str, out: str | None) -> None:
+    """Fit FILE into floor(0.9 * WINDOW) - reserve tokens: truncate, then cut tool results (contract §4).
+
+    Prints the token count before and after, the budget, the messages hidden and each tool result
+    cut (path, characters and tokens before -> after), or the controlled error (exit 1).
+    """
+    if out is not None and out != "-" and file != "-" and os.path.exists(out) and os.path.samefile(file, out):
+        raise UsageError(f"{out}: refusing to overwrite the input file; write elsewhere")
+    history = read(file)
+    prompt = _read_prompt(prompt_file)
+    result = run_recover(history, context_window=window, max_tokens=max_tokens, system_prompt=prompt, counter=counter)
+    to_stderr = out == "-"
+    for line in _report(result, window, max_tokens, counter):
+        click.echo(_one_line(line), err=to_stderr)
+    if result.error is not None:
+        click.echo(_one_line(f"ctxmodel: {file}: {result.error}"), err=True)
+        sys.exit(exitcodes.FAILED)
+    if out == "-":
+        sys.stdout.buffer.write(_encode(result.messages))
+        sys.stdout.buffer.flush()
+    elif out is not None:
+        _write_atomically(out, _encode(result.messages))
+        click.echo(_one_line(f"wrote: {out}"))
+
+
+COMMANDS = [recover]
