@@ -1,1 +1,25 @@
-"""strategies package."""
+"""Hypothesis strategies drawing JSON-ready conversation histories (issue 4; contract §1).
+
+Public API (pinned in HACKING.md): ``histories``, ``well_formed_histories``, ``recovery_requests``,
+``texts``, ``realistic_histories``; plus ``features`` (what a history has) for tests and reports.
+A history is a ``list`` of message ``dict``s exactly as a target receives it: strict JSON, text
+without lone surrogates, so ``ctxmodel.codec.load`` accepts every one.
+"""
+
+from strategies.histories import histories, well_formed_histories
+from strategies.labels import FEATURES, features
+from strategies.realistic import realistic_histories
+from strategies.recovery import RECOVERY_CASES, recovery_case, recovery_requests
+from strategies.text import texts
+
+__all__ = [
+    "FEATURES",
+    "RECOVERY_CASES",
+    "features",
+    "histories",
+    "realistic_histories",
+    "recovery_case",
+    "recovery_requests",
+    "texts",
+    "well_formed_histories",
+]

@@ -1,0 +1,160 @@
+"""Text that stresses tokenizers and recovery (contract §4, §5; domain §4.6, D6, D10).
+
+Every text is built as "a short unit, cycled to a drawn length": one length draw and a few unit
+draws, whatever the size, so a 60,000-character tool result costs as little to generate as a word
+and shrinks by shrinking one integer. Text never holds a lone surrogate (targets in other languages
+reject them) and is always UTF-8 encodable.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from functools import cache
+
+from hypothesis import strategies as st
+
+__all__ = [
+    "EMOJI",
+    "SPECIAL_TOKENS",
+    "TEXT_KINDS",
+    "WORDS",
+    "chance",
+    "filler",
+    "sizes",
+    "texts",
+]
+
+#: Kinds of text, in shrink order (prose first: a shrunk example reads as words).
+TEXT_KINDS: tuple[str, ...] = ("prose", "code", "unicode", "emoji", "special", "nospace", "onechar")
+
+WORDS: tuple[str, ...] = (
+    "hello", "file", "the", "read", "test", "error", "function", "return", "value", "config", "update",
+    "build", "fix", "import", "class", "data", "result", "path", "line", "token", "context", "summary",
+    "and", "of", "to", "in", "is", "with", "for", "on", "Please", "check", "why", "it", "fails",
+)
+_CODE_LINES: tuple[str, ...] = (
+    "def f(x):", "    return x + 1", "const a = require('fs');", "if (err) { throw err; }",
+    "for i in range(10):", "import json", "}", "{\"key\": [1, 2.5, null]}", "SELECT * FROM t WHERE id = 1;",
+    "#include <stdio.h>", "\tprintf(\"%d\\n\", n);", "export default function App() {", "    pass",
+    "x = [i**2 for i in xs if i % 2]", "<div class=\"a\">&nbsp;</div>", "// TODO: fix",
+)
+#: Tokenizer special-token strings: counted as text (contract §5, D6), never an exception.
+SPECIAL_TOKENS: tuple[str, ...] = (
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
+    "<|endofprompt|>", "<|im_sep|>",
+)
+EMOJI: tuple[str, ...] = (
+    "😀", "👍🏽", "👨‍👩‍👧‍👦", "🇫🇷", "❤️", "🧑‍💻", "🏳️‍🌈", "\U0001d518\U0001d52b\U0001d526", "🤖", "🔥",
+)
+_ONE_CHARS = "a =-\n.0_#é中"
+_NOSPACE_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/=_-.:;,"
+
+
+def chance(percent: int) -> st.SearchStrategy[bool]:
+    """True about ``percent``% of the time; shrinks to False (so shrinking switches perturbations off)."""
+    return st.integers(0, 99).map(lambda n: n >= 100 - percent)
+
+
+def _cycle(unit: str, length: int, sep: str = "") -> str:
+    if length <= 0:
+        return ""
+    if not unit:
+        unit = "a"
+    piece = unit + sep
+    reps = length // len(piece) + 1
+    return (piece * reps)[:length]
+
+
+_unicode_chars = st.characters(exclude_categories=("Cs",))
+
+
+@st.composite
+def _unit(draw: st.DrawFn, kind: str, small: bool) -> tuple[str, str]:
+    """A short unit of ``kind`` and the separator used when cycling it."""
+    if kind == "prose":
+        words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3 if small else 8))
+        punct = draw(st.sampled_from(("", ".", ",", "?", "!\n")))
+        return " ".join(words) + punct, " "
+    if kind == "code":
+        lines = draw(st.lists(st.sampled_from(_CODE_LINES), min_size=1, max_size=2 if small else 6))
+        return "\n".join(lines), "\n"
+    if kind == "unicode":
+        return draw(st.text(_unicode_chars, min_size=1, max_size=4 if small else 12)), ""
+    if kind == "emoji":
+        parts = draw(st.lists(st.sampled_from(EMOJI), min_size=1, max_size=4))
+        return "".join(parts), draw(st.sampled_from(("", " ")))
+    if kind == "special":
+        token = draw(st.sampled_from(SPECIAL_TOKENS))
+        word = draw(st.sampled_from(WORDS))
+        return draw(st.sampled_from((token, f"{word} {token}", f"{token}{word}"))), " "
+    if kind == "nospace":
+        return draw(st.text(_NOSPACE_ALPHABET, min_size=1, max_size=16)), ""
+    return draw(st.sampled_from(_ONE_CHARS)), ""
+
+
+@st.composite
+def texts(
+    draw: st.DrawFn,
+    *,
+    min_size: int = 0,
+    max_size: int = 40,
+    kinds: Sequence[str] = TEXT_KINDS,
+    nonblank: bool = False,
+) -> str:
+    """Text of ``min_size``..``max_size`` characters (code points) of one drawn kind.
+
+    ``nonblank`` guarantees a non-empty text with a non-whitespace character, which the API
+    requires of a text block (domain §5.1): a whitespace result gets its first character replaced
+    by ``x`` -- by construction, so no example is ever rejected.
+    """
+    if nonblank:
+        min_size = max(1, min_size)
+    max_size = max(min_size, max_size)
+    kind = draw(st.sampled_from(tuple(kinds)))
+    length = draw(st.integers(min_size, max_size))
+    unit, sep = draw(_unit(kind, small=length <= 16))
+    out = _cycle(unit, length, sep)
+    if nonblank and not out.strip():
+        out = "x" + out[1:]
+    return out
+
+
+def sizes(*, small: int = 40, big: int = 20_000, big_percent: int = 5) -> st.SearchStrategy[tuple[int, int]]:
+    """A (min, max) size range: mostly small, sometimes oversized (recovery needs results far over budget)."""
+    return chance(big_percent).map(lambda b: (big // 10, big) if b else (0, small))
+
+
+@cache
+def _corpus(kind: str) -> str:
+    rng = random.Random(f"ctxmodel-corpus-{kind}")
+    if kind == "code":
+        lines = [rng.choice(_CODE_LINES) for _ in range(6000)]
+        return "\n".join(lines)
+    if kind == "env":
+        files = [f"src/{rng.choice(WORDS)}/{rng.choice(WORDS)}.{rng.choice(('ts', 'py', 'json', 'md'))}"
+                 for _ in range(3000)]
+        return "\n".join(files)
+    words = [rng.choice(WORDS) for _ in range(20000)]
+    out = []
+    for chunk in _batched(words, 12):
+        out.append(" ".join(chunk) + rng.choice((".", ".", ",", "?", ".\n")))
+    return " ".join(out)
+
+
+def _batched(items: Sequence[str], n: int) -> list[Sequence[str]]:
+    return [items[i : i + n] for i in range(0, len(items), n)]
+
+
+def filler(seed: int, length: int, kind: str = "prose") -> str:
+    """``length`` characters of realistic-looking text, a pure function of ``seed`` (cheap at any size).
+
+    Realistic histories need megabytes of text per example; drawing it character by character would
+    overrun Hypothesis's choice budget, so they draw a seed and a length and slice a fixed corpus.
+    """
+    corpus = _corpus(kind)
+    if length <= 0:
+        return ""
+    start = seed % len(corpus)
+    out = (corpus[start:] + " " + corpus) * (length // len(corpus) + 1)
+    return out[:length]
