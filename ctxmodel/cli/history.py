@@ -188,7 +188,8 @@ def show_command(file: str, check: bool) -> None:
     shown = sum(mask)
     summary = f"{file}: {len(history)} messages, {shown} visible (•), {len(history) - shown} hidden (·)"
     if check:
-        summary += f", {len(highlight)} violations in the request (>>)"
+        noun = "violation" if len(highlight) == 1 else "violations"
+        summary += f", {len(highlight)} {noun} in the request (>>)"
     click.echo(_one_line(summary), err=True)
 
 
