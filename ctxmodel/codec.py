@@ -219,7 +219,8 @@ def load_message(obj: Any, index: int, copy: bool = True) -> Message:
         if role is _MISSING:
             raise HistoryError(f"{path}.role", 'expected "user" or "assistant", got nothing (key missing)')
         if isinstance(role, str):
-            raise HistoryError(f"{path}.role", f'expected "user" or "assistant", got "{role[:40]}"')
+            # json.dumps quotes and escapes: a role holding a newline must not break the one-line error.
+            raise HistoryError(f"{path}.role", f'expected "user" or "assistant", got {json.dumps(role[:40])}')
         _fail(f"{path}.role", '"user" or "assistant"', role)
     raw = obj.get("content", _MISSING)
     content: str | tuple[Block, ...]
@@ -254,6 +255,14 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(literal: str) -> float:
+    """``1e999`` parses to infinity, which no JSON text can hold: refuse it here, not at dump time."""
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {literal[:40]} is out of range")
+    return value
+
+
 def loads(text: str | bytes, source: str = "<input>") -> History:
     """A history from JSON text. Errors name ``source`` (a file name) and the place."""
     if isinstance(text, bytes):
@@ -262,7 +271,7 @@ def loads(text: str | bytes, source: str = "<input>") -> History:
         except UnicodeDecodeError as exc:
             raise HistoryError("", f"invalid UTF-8 at byte {exc.start}", source=source) from None
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise HistoryError("", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source) from None
     except ValueError as exc:

@@ -32,7 +32,7 @@ from ctxmodel.visibility import visible_mask
 
 __all__ = ["COMMANDS", "normalize_command", "show_command", "validate_command"]
 
-_FILE = click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+_FILE = click.argument("file", type=click.Path(allow_dash=True, path_type=str))
 _RAW = click.option("--raw", is_flag=True, help="Judge the file as given, not the request it produces.")
 
 
