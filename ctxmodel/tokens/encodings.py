@@ -85,7 +85,7 @@ def _verified_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
 
 def _constructor_args(name: str) -> dict[str, Any]:
     """tiktoken's own constructor arguments, its downloader swapped for the bundled, verified ranks."""
-    from tiktoken_ext import openai_public
+    from tiktoken_ext import openai_public  # type: ignore[import-untyped]
 
     constructor: Callable[[], dict[str, Any]] = openai_public.ENCODING_CONSTRUCTORS[name]
     asked: list[str | None] = []

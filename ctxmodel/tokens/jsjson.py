@@ -54,7 +54,7 @@ def js_number(value: int | float) -> str:
     mantissa, _, exp = text.partition("e")
     whole, _, frac = mantissa.partition(".")
     digits = whole + frac
-    point = len(whole) + (int(exp) if exp else 0)  # n of the spec: value = 0.digits × 10^point
+    point = len(whole) + (int(exp) if exp else 0)  # n of the spec: value = 0.digits * 10**point
     stripped = digits.lstrip("0")
     point -= len(digits) - len(stripped)
     digits = stripped.rstrip("0")

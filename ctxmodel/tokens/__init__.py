@@ -1,0 +1,48 @@
+"""Token counting (contract §5): the agents' counter, exact and offline, cached per block.
+
+``get_counter("zoo")`` is what Roo-Code and Zoo-Code count with (``o200k_base``, fudge 1.5 once
+per call, domain §4.6); ``o200k`` and ``cl100k`` are raw counters for targets that declare them.
+:func:`request_tokens` is the recount of contract §4: system prompt and effective history, two
+calls, each with its own fudge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+from ctxmodel.tokens.counter import COUNTERS, Counter, CounterSpec, block_text, get_counter, image_tokens
+from ctxmodel.tokens.encodings import ENCODING_NAMES, EncodingError, get_encoding
+from ctxmodel.tokens.jsjson import js_stringify
+
+__all__ = [
+    "COUNTERS",
+    "ENCODING_NAMES",
+    "Counter",
+    "CounterSpec",
+    "EncodingError",
+    "block_text",
+    "get_counter",
+    "get_encoding",
+    "image_tokens",
+    "js_stringify",
+    "request_tokens",
+    "resolve_counter",
+]
+
+
+def resolve_counter(counter: str | Counter) -> Counter:
+    """A counter from its name (``UsageError`` listing the names when unknown) or itself."""
+    return counter if isinstance(counter, Counter) else get_counter(counter)
+
+
+def request_tokens(history: Sequence[Message], system_prompt: str = "", counter: str | Counter = "zoo") -> int:
+    """``count(system prompt) + count(effective history)``: the recount of contract §4.
+
+    Two calls, each rounding its own fudge, because that is how the agents compare against their
+    budget (domain §7 D9: both sides must group the same way).
+    """
+    from ctxmodel.visibility import effective
+
+    c = resolve_counter(counter)
+    return c.count_text(system_prompt) + c.count_messages(effective(history))
