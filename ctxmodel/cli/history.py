@@ -69,6 +69,7 @@ def _violation_line(v: Violation, positions: Sequence[int], raw: bool) -> str:
 
 
 def _scope(file: str, history: History, judged: Sequence[Message], raw: bool) -> str:
+    file = "<stdin>" if file == "-" else file
     if raw:
         return f"{file}: {len(history)} messages, judged as given"
     return f"{file}: request of {len(judged)} messages (the effective history of {len(history)} stored)"
@@ -186,7 +187,8 @@ def show_command(file: str, check: bool) -> None:
     if history:
         click.echo(render(history, visible=mask, highlight=highlight))
     shown = sum(mask)
-    summary = f"{file}: {len(history)} messages, {shown} visible (•), {len(history) - shown} hidden (·)"
+    name = "<stdin>" if file == "-" else file
+    summary = f"{name}: {len(history)} messages, {shown} visible (•), {len(history) - shown} hidden (·)"
     if check:
         noun = "violation" if len(highlight) == 1 else "violations"
         summary += f", {len(highlight)} {noun} in the request (>>)"
