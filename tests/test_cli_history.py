@@ -79,8 +79,8 @@ def test_validate_maps_request_paths_to_the_stored_file(capsys: pytest.CaptureFi
 
 
 def test_validate_raw_judges_the_file_as_given(capsys: pytest.CaptureFixture[str]) -> None:
-    # Raw, the condensed messages are sent too: the orphan pairs with its tool_use two messages up?
-    # No: the summary sits between them, so it is still unexpected, now at the stored position.
+    # Raw, the condensed messages are sent too, yet the summary still sits between the tool_use and
+    # its result: the result is unexpected (at its stored position) and the tool_use lacks a result.
     code, out, _ = run(["validate", "--raw", str(EXAMPLES / "orphan-after-condense.json")], capsys)
     assert code == 1
     assert "messages.7.content.0: unexpected `tool_use_id`" in out
