@@ -188,10 +188,11 @@ class _Fudge:
     """``count = ceil(factor * raw)``, the counter's once-per-call rule (contract §5, domain §4.6).
 
     The pinned counter interface does not expose the factor, so it is read from a ``fudge``
-    attribute when the counter has one, else inferred from one whole count: ``C = ceil(f * R)``
-    puts ``f`` in ``((C - 1) / R, C / R]`` and the simplest rational there is 3/2 for the ``zoo``
-    counter and 1 for the raw ones. Every decision taken with it is re-checked with the counter
-    itself before a success is reported, so an inference error costs optimality, never correctness.
+    attribute when the counter has one (a number, or ``(numerator, denominator)``), else inferred
+    from one whole count: ``C = ceil(f * R)`` puts ``f`` in ``((C - 1) / R, C / R]`` and the
+    simplest rational there is 3/2 for the ``zoo`` counter and 1 for the raw ones. Every decision
+    taken with it is re-checked with the counter itself before a success is reported, so an
+    inference error costs optimality, never correctness.
     """
 
     factor: Fraction
@@ -199,6 +200,10 @@ class _Fudge:
     @classmethod
     def of(cls, counter: CounterLike, raw: int, counted: int) -> _Fudge:
         declared = getattr(counter, "fudge", None)
+        if isinstance(declared, tuple) and len(declared) == 2 and all(isinstance(x, int) for x in declared):
+            num, den = declared  # (numerator, denominator), as ctxmodel.tokens.Counter declares it
+            if num > 0 and den > 0:
+                return cls(Fraction(num, den))
         if isinstance(declared, int | float | Fraction) and not isinstance(declared, bool) and declared > 0:
             return cls(Fraction(declared))
         if raw <= 0 or counted <= 0:
