@@ -1,0 +1,96 @@
+"""The ``Probe`` every check drives a target through (contract §4, §4.4, §7).
+
+It adds the declared policies to each call, records every exchange (so a failure can be written as
+a fixture of what was sent and what came back, contract §8), and answers the three questions the
+contract lets the harness ask on the target's behalf: what it sees (its ``effective``, else ours),
+what it would send (its ``request``, else its ``normalize`` of its ``effective``, else its
+``effective`` — never our ``normalize`` on its output, §4.4), and how much that costs (our own
+recount under the tokenizer it declares, system prompt counted separately, §4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from ctxmodel import codec
+from ctxmodel.targets.base import Target, TargetFailure
+from properties.judge import messages_of
+
+__all__ = ["Exchange", "TargetProbe"]
+
+
+@attrs.frozen
+class Exchange:
+    """One call: the params as sent (policies included, before the target could touch them), and
+    the reply or the failure."""
+
+    op: str
+    params: dict[str, Any]
+    result: dict[str, Any] | None
+    failure: str | None
+
+
+class TargetProbe:
+    """A ``properties.catalogue.Probe`` over a ``Target``."""
+
+    def __init__(self, target: Target, policies: Mapping[str, str], tokenizer: str) -> None:
+        self.target = target
+        self.policies: Mapping[str, str] = dict(policies)
+        self.tokenizer = tokenizer or "zoo"
+        self.calls: list[Exchange] = []
+        #: The params objects actually handed to the target, in call order: a Python target that
+        #: mutates its input leaves its marks here, to be compared with ``calls[i].params``.
+        self.sent: list[dict[str, Any]] = []
+        self._counter: Any = None
+
+    def has(self, op: str) -> bool:
+        return op in self.target.description.ops
+
+    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        # Two copies: one to record, one to hand over, so neither the caller's params nor the
+        # record can be changed by a target that mutates its input (contract §1).
+        sent = codec.copy_json(params)
+        sent["policies"] = dict(self.policies)
+        record = codec.copy_json(sent)
+        self.sent.append(sent)
+        try:
+            result = self.target.call(op, sent)
+        except TargetFailure as exc:
+            self.calls.append(Exchange(op, record, None, str(exc)))
+            raise
+        self.calls.append(Exchange(op, record, codec.copy_json(result), None))
+        return result
+
+    def effective(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if self.has("effective"):
+            return messages_of(self.call("effective", {"messages": messages}), "effective")
+        from ctxmodel.visibility import effective
+
+        return codec.dump(effective(codec.load(messages)))
+
+    def request(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if self.has("request"):
+            return messages_of(self.call("request", {"messages": messages}), "request")
+        if self.has("normalize"):
+            visible = self.effective(messages)
+            return messages_of(self.call("normalize", {"messages": visible}), "normalize")
+        return self.effective(messages)
+
+    @property
+    def counter(self) -> Any:
+        if self._counter is None:
+            from ctxmodel.tokens import get_counter
+
+            self._counter = get_counter(self.tokenizer)
+        return self._counter
+
+    def count(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
+        """Our count of messages as given (no visibility): the ``count`` op's yardstick (§5)."""
+        counter = self.counter
+        return int(counter.count_text(system_prompt)) + int(counter.count_messages(codec.load(messages)))
+
+    def recount(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
+        return self.count(self.effective(messages), system_prompt)

@@ -1,0 +1,512 @@
+"""Properties of ``normalize`` (contract §3, rules 1–7 and the declared policies).
+
+Judged on ``histories()``: stored histories with every broken shape of the field, because
+normalization exists to repair them. Rule 8 says other defects pass through, so nothing here asks a
+target to repair anything but pairing, and nothing here asks for the reference's own choices (which
+duplicate is kept, result order unless declared, the synthetic text, the ``Tool result:``
+serialization of list content, whether an emptied message is removed or kept holding synthetic
+results). Each property judges one rule; ``properties.judge`` computes what the rule requires from
+the input alone.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+from properties.catalogue import Finding, Probe, Property, register
+from properties.judge import (
+    NormalizePlan,
+    align,
+    assistant_index,
+    btype,
+    canon,
+    conversion_holds,
+    first_difference,
+    guarded,
+    is_empty,
+    leading_results,
+    messages_of,
+    plan_normalize,
+    result_payload,
+    result_texts,
+    results_after,
+    short,
+    synthetic_marked,
+    use_ids,
+)
+
+Msg = dict[str, Any]
+
+
+def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    from strategies import histories
+
+    return st.builds(lambda messages: {"messages": messages}, histories())
+
+
+def _normalized(probe: Probe, params: dict[str, Any]) -> tuple[list[Msg], list[Msg], NormalizePlan]:
+    history: list[Msg] = params["messages"]
+    out = messages_of(probe.call("normalize", {"messages": history}), "normalize")
+    return history, out, plan_normalize(history)
+
+
+def _policy(probe: Probe, key: str, default: str) -> str:
+    return str(probe.policies.get(key, default))
+
+
+def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -> Any:
+    def wrap(check: Any) -> Any:
+        register(
+            Property(
+                id=pid,
+                op="normalize",
+                clause=clause,
+                summary=summary,
+                params=_histories,
+                check=guarded(check),
+                requires={"normalize"},
+                policies=policies,
+            )
+        )
+        return check
+
+    return wrap
+
+
+@_prop(
+    "normalize.results-lead",
+    "contract §3.1",
+    "After every assistant tool_use message (but the last), the next message is a user message that "
+    "starts with exactly one tool_result per tool_use id.",
+)
+def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, _ = _normalized(probe, params)
+    expected = "the next message is a user message starting with exactly one tool_result per tool_use id (§3.1)"
+    for k, msg in enumerate(out[:-1]):
+        ids = use_ids(msg)
+        if not ids:
+            continue
+        nxt = out[k + 1]
+        if nxt.get("role") != "user":
+            yield Finding.fail(
+                f"messages.{k} has tool_use {', '.join(ids)} but messages.{k + 1} is an assistant message: "
+                "its results are nowhere",
+                expected,
+            )
+            return
+        lead = Counter(b.get("tool_use_id") for b in leading_results(nxt))
+        content = nxt.get("content")
+        blocks = content if isinstance(content, list) else []
+        for tool_id in ids:
+            if lead[tool_id] == 1:
+                continue
+            if lead[tool_id] > 1:
+                yield Finding.fail(f"messages.{k + 1} starts with {lead[tool_id]} tool_results for {tool_id}", expected)
+                return
+            later = [m for m, b in enumerate(blocks) if btype(b) == "tool_result" and b.get("tool_use_id") == tool_id]
+            if later:
+                m = later[0]
+                kind = btype(blocks[m - 1]) if m > 0 else "?"
+                yield Finding.fail(
+                    f"messages.{k + 1}.content.{m}: the tool_result for {tool_id} (messages.{k}) comes after "
+                    f"a {kind} block, so the API finds no result for it at the start of the message",
+                    expected,
+                )
+            else:
+                yield Finding.fail(
+                    f"messages.{k + 1}: no tool_result for {tool_id} of messages.{k} "
+                    f"(it starts with {short(nxt.get('content'), 120)})",
+                    expected,
+                )
+            return
+        strays = [i for i in lead if i not in ids]
+        if strays:
+            yield Finding.fail(
+                f"messages.{k + 1} starts with a tool_result for {strays[0]}, which is not a tool_use of messages.{k}",
+                expected,
+            )
+            return
+
+
+@_prop(
+    "normalize.result-order",
+    "contract §3 policies (resultOrder)",
+    "With resultOrder=tool_use, the leading results follow the order of the tool_use blocks.",
+    ("resultOrder",),
+)
+def result_order(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    if _policy(probe, "resultOrder", "any") != "tool_use":
+        return
+    _, out, _ = _normalized(probe, params)
+    for k, msg in enumerate(out[:-1]):
+        ids = use_ids(msg)
+        if len(ids) < 2 or out[k + 1].get("role") != "user":
+            continue
+        got: list[str] = []
+        for b in leading_results(out[k + 1]):
+            tool_id = b.get("tool_use_id")
+            if tool_id in ids and tool_id not in got:
+                got.append(tool_id)
+        want = [i for i in ids if i in got]
+        if got != want:
+            yield Finding.fail(
+                f"messages.{k + 1}: results in the order {', '.join(got)}, but messages.{k} calls {', '.join(want)}",
+                "results in tool_use order (resultOrder=tool_use, which Bedrock reportedly requires)",
+            )
+            return
+
+
+@_prop(
+    "normalize.valid-results-kept",
+    "contract §3.2",
+    "A result that was valid in the input is kept for its id with its content and is_error unchanged.",
+)
+def valid_results_kept(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, plan = _normalized(probe, params)
+    where = assistant_index(out)
+    expected = "one of the valid results for that id kept, content and is_error unchanged (§3.2)"
+    for tool_id, entries in plan.valid.items():
+        src, b_index, block = entries[0]
+        k = where.get(tool_id)
+        if k is None:
+            yield Finding.fail(
+                f"the tool_use {tool_id} is gone from the output, and with it its valid result "
+                f"(input messages.{src}.content.{b_index})",
+                expected,
+            )
+            return
+        got = results_after(out, k, tool_id)
+        want = plan.payloads(tool_id, loose=False)
+        if any(result_payload(b) in want for _, b in got):
+            continue
+        if not got:
+            yield Finding.fail(
+                f"the valid result for {tool_id} (input messages.{src}.content.{b_index}) was dropped: "
+                f"messages.{k + 1} holds no tool_result for it",
+                expected,
+            )
+        else:
+            m, b = got[0]
+            yield Finding.fail(
+                f"messages.{k + 1}.content.{m}: the result for {tool_id} is {short(b.get('content'))} "
+                f"(is_error {b.get('is_error')!r}), not the valid one of input messages.{src}.content.{b_index}: "
+                f"{short(block.get('content'))} (is_error {block.get('is_error')!r})",
+                expected,
+            )
+        return
+
+
+@_prop(
+    "normalize.no-relabel",
+    "contract §3.2, §3.4",
+    "A valid result is never moved to another id; an orphan takes an id only under orphans=relabel, and only "
+    "one of the previous message's calls that has no valid result.",
+    ("orphans",),
+)
+def no_relabel(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, plan = _normalized(probe, params)
+    policy = _policy(probe, "orphans", "drop")
+    owners: dict[str, set[str]] = {}
+    for table in (plan.valid, plan.loose):
+        for tool_id, entries in table.items():
+            for _, _, block in entries:
+                owners.setdefault(result_payload(block), set()).add(tool_id)
+    orphans_by_payload: dict[str, list[Any]] = {}
+    for orphan in plan.orphans:
+        orphans_by_payload.setdefault(result_payload(orphan.result), []).append(orphan)
+    for tool_id, k in assistant_index(out).items():
+        if tool_id in plan.ambiguous:
+            continue
+        for m, block in results_after(out, k, tool_id):
+            payload = result_payload(block)
+            if payload in plan.payloads(tool_id):
+                continue
+            others = sorted(owners.get(payload, set()) - {tool_id})
+            if others and not (tool_id not in plan.valid and synthetic_marked(block)):
+                yield Finding.fail(
+                    f"messages.{k + 1}.content.{m}: the valid result of {others[0]} now answers {tool_id}",
+                    "a valid result is never moved to another id (§3.2)",
+                )
+                return
+            hits = orphans_by_payload.get(payload, [])
+            if not hits or (tool_id not in plan.valid and synthetic_marked(block)):
+                continue
+            orphan = hits[0]
+            where = f"the orphan of input messages.{orphan.source}.content.{orphan.block} (id {orphan.id})"
+            if tool_id in plan.valid:
+                yield Finding.fail(
+                    f"messages.{k + 1}.content.{m}: {where} took the id {tool_id}, which has a valid result",
+                    "an orphan never takes the id of a call that has a valid result (§3.4)",
+                )
+                return
+            if policy != "relabel":
+                yield Finding.fail(
+                    f"messages.{k + 1}.content.{m}: {where} was relabelled as the result of {tool_id} "
+                    f"though orphans={policy}",
+                    f"orphans {'dropped' if policy == 'drop' else 'dropped or turned to text'} (orphans={policy}, §3.4)",
+                )
+                return
+            src = plan.use_source.get(tool_id)
+            if src is None or plan.position.get(orphan.source) != plan.position.get(src, -2) + 1:
+                yield Finding.fail(
+                    f"messages.{k + 1}.content.{m}: {where} was relabelled as {tool_id}, a call of another turn",
+                    "relabel only onto a tool_use of the message right before the orphan (§3.4)",
+                )
+                return
+
+
+@_prop(
+    "normalize.synthetic-marked",
+    "contract §3.3",
+    "A missing result gets a synthetic one that is non-empty and marked (is_error: true and/or text "
+    'containing "interrupt").',
+    ("orphans", "trailing"),
+)
+def synthetic_marked_prop(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, plan = _normalized(probe, params)
+    relabel = _policy(probe, "orphans", "drop") == "relabel"
+    for tool_id, k in assistant_index(out).items():
+        if tool_id in plan.ambiguous or tool_id in plan.valid or k == len(out) - 1:
+            continue
+        got = results_after(out, k, tool_id)
+        if not got:
+            continue  # normalize.results-lead reports it
+        m, block = got[0]
+        if synthetic_marked(block) or result_payload(block) in plan.payloads(tool_id):
+            continue
+        src = plan.use_source.get(tool_id)
+        if relabel and src is not None and any(
+            result_payload(o.result) == result_payload(block)
+            and plan.position.get(o.source) == plan.position.get(src, -2) + 1
+            for o in plan.orphans
+        ):
+            continue
+        what = "empty" if not "".join(result_texts(block)).strip() else "not marked"
+        yield Finding.fail(
+            f"messages.{k + 1}.content.{m}: the synthetic result for {tool_id} (it had no result) is {what}: "
+            f"content {short(block.get('content'))}, is_error {block.get('is_error')!r}",
+            'a non-empty result marked by is_error: true and/or text containing "interrupt" (§3.3)',
+        )
+        return
+
+
+@_prop(
+    "normalize.synthetic-only-where-missing",
+    "contract §3.2, §3.3",
+    "Synthetic results appear only for calls that had no valid result.",
+)
+def synthetic_only_where_missing(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, plan = _normalized(probe, params)
+    where = assistant_index(out)
+    for tool_id, entries in plan.valid.items():
+        k = where.get(tool_id)
+        if k is None:
+            continue
+        want = plan.payloads(tool_id, loose=False)
+        for m, block in results_after(out, k, tool_id):
+            if result_payload(block) not in want and synthetic_marked(block):
+                src, b_index, _ = entries[0]
+                yield Finding.fail(
+                    f"messages.{k + 1}.content.{m}: a synthetic result for {tool_id}, which had a valid result "
+                    f"at input messages.{src}.content.{b_index}",
+                    "synthetic results only for calls without a valid result (§3.3)",
+                )
+                return
+
+
+@_prop(
+    "normalize.orphans-per-policy",
+    "contract §3.4",
+    "No orphan result is left; orphans are dropped, turned to 'Tool result:' text where they stood, or "
+    "relabelled, as the orphans policy declares.",
+    ("orphans",),
+)
+def orphans_per_policy(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, plan = _normalized(probe, params)
+    policy = _policy(probe, "orphans", "drop")
+    for k, msg in enumerate(out):
+        if msg.get("role") != "user":
+            continue
+        allowed = set(use_ids(out[k - 1])) if k > 0 else set()
+        content = msg.get("content")
+        for m, block in enumerate(content if isinstance(content, list) else []):
+            if btype(block) == "tool_result" and block.get("tool_use_id") not in allowed:
+                before = f"messages.{k - 1}" if k > 0 else "a previous message (it is the first)"
+                yield Finding.fail(
+                    f"messages.{k}.content.{m}: tool_result {block.get('tool_use_id')} is an orphan: "
+                    f"no tool_use {block.get('tool_use_id')} in {before}",
+                    f"every orphan result handled (orphans={policy}, §3.4)",
+                )
+                return
+    alignment = align(plan, out)
+    extras = list(alignment.extras)
+    if policy == "drop" and extras:
+        e = extras[0]
+        yield Finding.fail(
+            f"messages.{e.message}.content.{e.block}: a result was turned to text though orphans=drop: "
+            f"{short(e.value.get('text'))}",
+            "orphans dropped (orphans=drop, §3.4)",
+        )
+        return
+    if policy == "to_text":
+        for orphan in plan.orphans:
+            if orphan.optional:
+                continue
+            k = alignment.mapping.get(orphan.source)
+            found = None
+            for i, extra in enumerate(extras):
+                placed = extra.message == k and extra.before == orphan.before if k is not None else extra.before is None
+                if placed and conversion_holds(extra.value, orphan.result):
+                    found = i
+                    break
+            if found is None:
+                place = f"in messages.{k}, after {orphan.before} of its other blocks" if k is not None else "in the output"
+                yield Finding.fail(
+                    f"input messages.{orphan.source}.content.{orphan.block}: the orphan {orphan.id} "
+                    f"({short(orphan.result.get('content'))}) is not a 'Tool result:' text {place}",
+                    "a text block starting 'Tool result:' holding its content, where the result was among the "
+                    "other blocks (orphans=to_text, §3.4)",
+                )
+                return
+            extras.pop(found)
+    results = list(plan.all_results())
+    for extra in extras:
+        if not any(conversion_holds(extra.value, r) for r in results):
+            yield Finding.fail(
+                f"messages.{extra.message}.content.{extra.block}: a 'Tool result:' text that holds no input "
+                f"result: {short(extra.value.get('text'))}",
+                "a turned-to-text orphan holds the orphan's content (§3.4)",
+            )
+            return
+
+
+@_prop(
+    "normalize.duplicate-ids",
+    "contract §3.5",
+    "A tool_use id used earlier in the request: the later tool_use is removed, so every id occurs once.",
+)
+def duplicate_ids(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, plan = _normalized(probe, params)
+    places: dict[str, list[str]] = {}
+    for k, msg in enumerate(out):
+        if msg.get("role") != "assistant" or not isinstance(msg.get("content"), list):
+            continue
+        for m, block in enumerate(msg["content"]):
+            if btype(block) == "tool_use" and str(block.get("id")) not in plan.ambiguous:
+                places.setdefault(str(block.get("id")), []).append(f"messages.{k}.content.{m}")
+    for tool_id, where in places.items():
+        if len(where) > 1:
+            yield Finding.fail(
+                f"tool_use id {tool_id} occurs {len(where)} times: {where[0]} and {where[1]}",
+                "the later tool_use of a repeated id removed (§3.5)",
+            )
+            return
+    blocks = {
+        str(b.get("id")): b
+        for msg in out
+        if msg.get("role") == "assistant" and isinstance(msg.get("content"), list)
+        for b in msg["content"]
+        if btype(b) == "tool_use"
+    }
+    for tool_id, first in plan.duplicated.items():
+        kept = blocks.get(tool_id)
+        if kept is not None and canon(kept) != canon(first):
+            yield Finding.fail(
+                f"{places[tool_id][0]}: for the repeated id {tool_id} the later tool_use was kept "
+                f"({short(kept)}), not the first ({short(first)})",
+                "the first tool_use of an id kept, the later removed (§3.5)",
+            )
+            return
+
+
+@_prop(
+    "normalize.keeps-other-content",
+    "contract §3.1, §3.6, §3.8",
+    "Everything but pairing is kept: other blocks in their original order (thinking first), string content, "
+    "images, unknown blocks, defects and metadata keys.",
+)
+def keeps_other_content(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    history, out, plan = _normalized(probe, params)
+    alignment = align(plan, out)
+    expected = "every block but tool results kept in its message, in order, and every metadata key kept (§3.6)"
+    if alignment.problems:
+        yield Finding.fail(alignment.problems[0], expected)
+        return
+    for src, k in alignment.mapping.items():
+        for key, value in history[src].items():
+            if key in ("role", "content"):
+                continue
+            if key not in out[k] or canon(out[k][key]) != canon(value):
+                got = short(out[k][key]) if key in out[k] else "nothing"
+                yield Finding.fail(
+                    f"messages.{k}.{key} is {got}; input messages.{src}.{key} was {short(value)}",
+                    expected,
+                )
+                return
+
+
+@_prop(
+    "normalize.no-empty-messages",
+    "contract §3.6",
+    "No message that had content is left empty (a message normalization empties is removed).",
+)
+def no_empty_messages(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    history, out, _ = _normalized(probe, params)
+    before = sum(1 for m in history if is_empty(m))
+    empty = [k for k, m in enumerate(out) if is_empty(m)]
+    if len(empty) > before:
+        yield Finding.fail(
+            f"messages.{empty[-1]} ({out[empty[-1]].get('role')}) has no content; the input had {before} empty "
+            f"message(s) and the output has {len(empty)}",
+            "a message normalization empties is removed (§3.6); only already-empty messages pass through (§3.8)",
+        )
+
+
+@_prop(
+    "normalize.idempotent",
+    "contract §3.7",
+    "Normalizing the output again changes nothing.",
+    ("orphans", "trailing"),
+)
+def idempotent(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, _ = _normalized(probe, params)
+    again = messages_of(probe.call("normalize", {"messages": out}), "normalize")
+    if again != out:
+        where = first_difference(out, again, "messages") or "messages"
+        yield Finding.fail(
+            f"normalizing the output again changed {where}",
+            "normalize(normalize(H)) == normalize(H) (§3.7)",
+        )
+
+
+@_prop(
+    "normalize.trailing-per-policy",
+    "contract §3 policies (trailing)",
+    "A last assistant message with tool_use is left alone (trailing=leave) or gets synthetic results "
+    "(trailing=close).",
+    ("trailing",),
+)
+def trailing_per_policy(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    _, out, plan = _normalized(probe, params)
+    if not plan.trailing:
+        return
+    policy = _policy(probe, "trailing", "leave")
+    k = assistant_index(out).get(plan.trailing[0])
+    if k is None:
+        return  # normalize.keeps-other-content reports a lost tool_use
+    if policy == "leave" and k != len(out) - 1:
+        yield Finding.fail(
+            f"messages.{k + 1} follows the trailing tool_use of messages.{k} though trailing=leave",
+            "the last assistant message's calls left pending, nothing added after it (trailing=leave)",
+        )
+    elif policy == "close" and k == len(out) - 1:
+        yield Finding.fail(
+            f"messages.{k}: the trailing tool_use {plan.trailing[0]} got no results though trailing=close",
+            "a user message with synthetic results after it (trailing=close, §3.3)",
+        )
