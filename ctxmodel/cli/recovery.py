@@ -80,11 +80,11 @@ def _report(result: Recovery, window: int, max_tokens: int, counter: str) -> lis
     if result.prev_context_tokens <= result.allowed:
         lines.append("within budget: nothing to do")
         return lines
-    hidden = f"hidden: {result.messages_removed} messages"
+    hidden = f"hidden: {result.messages_removed} message{'' if result.messages_removed == 1 else 's'}"
     if result.truncation_id is not None:
         hidden += f" (truncationId {result.truncation_id})"
     lines.append(hidden)
-    lines.append(f"degraded: {len(result.degraded)} tool results")
+    lines.append(f"degraded: {len(result.degraded)} tool result{'' if len(result.degraded) == 1 else 's'}")
     for d in result.degraded:
         lines.append(
             f"  {d.path}: {d.before_chars} -> {d.after_chars} chars, {d.before_tokens} -> {d.after_tokens} tokens"
