@@ -194,8 +194,9 @@ _words = st.sampled_from(
 _texts = st.lists(_words, max_size=12).map("".join)
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | _texts,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["a", "0", "10", "b"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "0", "10", "b"]), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 _items = st.one_of(
