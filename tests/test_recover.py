@@ -677,3 +677,35 @@ def test_cli_input_errors_exit_2(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["recover", str(bad), "--context-window", "1000", "--max-tokens", "1"])
     assert exc.value.code == 2
+
+
+def test_a_first_visible_assistant_keeps_its_results() -> None:
+    # A stored file may start with an assistant tool_use (a damaged or hand-made history): hiding its results
+    # would leave the first message's call unanswered, so no cut is made and the big result is cut instead.
+    value = [assistant_call("first"), results("first", "R" * 8_000), *conversation(3)[1:]]
+    result, _ = run(value, **budget_for(value, tokens_of(value) - 100))
+    assert result.error is None
+    assert result.messages_removed == 0 and result.truncation_id is None
+    assert [d.path for d in result.degraded] == ["messages.1.content.0.content"]
+    assert pairing_issues(effective(result.messages)) == pairing_issues(effective(load(value)))
+
+
+def test_no_cut_leaves_text_after_an_unresolved_server_tool_call() -> None:
+    # After an unresolved server_tool_use only tool_result blocks may follow (domain §5.1): hiding the
+    # results-only message would put the marker's text there, a violation the input did not have.
+    from ctxmodel.oracle import validate
+
+    server = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    value = [
+        {"role": "assistant", "content": [server]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "z " * 500}]},
+        assistant_call("a"),
+        results("a", "y" * 8_000),
+    ]
+    result, _ = run(value, **budget_for(value, tokens_of(value) - 100))
+    assert result.error is None
+    assert result.messages_removed == 0
+    assert [d.path for d in result.degraded] == ["messages.3.content.0.content"]
+    before = {v.rule for v in validate(effective(load(value)))}
+    assert "server-tool-pending" not in before
+    assert {v.rule for v in validate(effective(result.messages))} <= before
