@@ -1,0 +1,126 @@
+"""Purity, for every op a target offers (contract §1).
+
+Two observations, because a target is reached through different transports: a Python target that
+writes into the params it was handed leaves the marks in the object the probe sent (compared with
+the copy it recorded before the call); any target, a process included, must answer the same request
+twice the same way — what it returns never depends on hidden state from earlier requests. Ids and
+timestamps it creates (a ``truncationId``, a marker's ``ts``) may differ between the two answers:
+they come from its factories, not from state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+from properties.catalogue import Finding, Probe, Property, register
+from properties.judge import first_difference, guarded
+
+#: Keys whose fresh values are created ids, not state.
+_ID_KEYS = frozenset({"truncationId", "truncationParent", "condenseId", "condenseParent", "id", "tool_use_id", "messageId"})
+
+
+def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    from strategies import histories
+
+    return st.builds(lambda messages: {"messages": messages}, histories())
+
+
+def _recovery(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from strategies import recovery_requests
+
+    return recovery_requests()
+
+
+def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    from strategies import histories, texts
+
+    return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
+
+
+def _known(value: Any, strings: set[str], numbers: set[float]) -> None:
+    if isinstance(value, dict):
+        for v in value.values():
+            _known(v, strings, numbers)
+    elif isinstance(value, list):
+        for v in value:
+            _known(v, strings, numbers)
+    elif isinstance(value, str):
+        strings.add(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        numbers.add(value)
+
+
+def without_fresh_values(result: Any, params: Mapping[str, Any]) -> Any:
+    """``result`` with ids and timestamps that are not in ``params`` numbered in order of appearance,
+    so two answers compare equal when they differ only by what their factories created."""
+    strings: set[str] = set()
+    numbers: set[float] = set()
+    _known(params, strings, numbers)
+    names: dict[str, str] = {}
+
+    def walk(value: Any, key: str | None) -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, None) for v in value]
+        if key in _ID_KEYS and isinstance(value, str) and value not in strings:
+            return names.setdefault(value, f"<new id {len(names)}>")
+        if key == "ts" and isinstance(value, int | float) and value not in numbers:
+            return "<new ts>"
+        return value
+
+    return walk(result, None)
+
+
+def _purity(op: str) -> Any:
+    def check(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+        first = probe.call(op, params)
+        sent = getattr(probe, "sent", None)
+        calls = getattr(probe, "calls", None)
+        if sent and calls and sent[-1] != calls[-1].params:
+            where = first_difference(calls[-1].params, sent[-1], "params") or "params"
+            yield Finding.fail(
+                f"{op} mutated its input: {where.removeprefix('params.')} changed during the call",
+                "a target never mutates its input, nested objects included (§1)",
+            )
+            return
+        second = probe.call(op, params)
+        a, b = without_fresh_values(first, params), without_fresh_values(second, params)
+        if a != b:
+            where = first_difference(a, b, "result") or "result"
+            yield Finding.fail(
+                f"{op} answered the same request differently the second time, first at {where.removeprefix('result.')}",
+                "what a target returns never depends on hidden state from earlier requests (§1)",
+            )
+
+    check.__name__ = f"purity_{op}"
+    return check
+
+
+_PARAMS = {
+    "normalize": _histories,
+    "effective": _histories,
+    "request": _histories,
+    "recover": _recovery,
+    "count": _counting,
+}
+
+for _op, _params in _PARAMS.items():
+    register(
+        Property(
+            id=f"purity.{_op}",
+            op=_op,
+            clause="contract §1",
+            summary=f"{_op} never mutates its input and answers the same request the same way twice.",
+            params=_params,
+            check=guarded(_purity(_op)),
+            requires={_op},
+        )
+    )

@@ -1,0 +1,58 @@
+"""The request a target would send passes the API oracle (contract §6, §7 ``request``).
+
+Judged on ``well_formed_histories()`` only: contract §7 does not ask ``request`` to repair arbitrary
+stored histories (agents repair when they append, not when they send), and on a broken history the
+request is judged through recovery instead (§4.4). The request judged is the target's own: its
+``request`` op, else its ``normalize`` of its ``effective``, else its ``effective`` — never our
+``normalize`` applied to its output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+from ctxmodel import codec
+from properties.catalogue import Finding, Probe, Property, register
+from properties.judge import guarded
+
+
+def _well_formed(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    from strategies import well_formed_histories
+
+    # thinking=False: well_formed_histories puts thinking on only some tool turns, while the oracle
+    # requires it on the last one whenever any assistant message carries thinking; until the two
+    # agree, judging them together would fail every target (the reference included) for nothing.
+    return st.builds(lambda messages: {"messages": messages}, well_formed_histories(thinking=False))
+
+
+def request_oracle(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    if not any(probe.has(op) for op in ("request", "normalize", "effective")):
+        return  # nothing of the target's own would be judged
+    from ctxmodel.oracle import validate
+
+    request = probe.request(params["messages"])
+    violations = validate(codec.load(request))
+    if violations:
+        first = violations[0]
+        more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+        yield Finding.fail(
+            f"the request the target would send is rejected: {first.message}{more}",
+            "a history a correct agent stores gives a request the API accepts (§6, §7)",
+        )
+
+
+register(
+    Property(
+        id="request.oracle",
+        op="request",
+        clause="contract §6, §7",
+        summary="On histories a correct agent stores, the request the target would send passes the API oracle.",
+        params=_well_formed,
+        check=guarded(request_oracle),
+    )
+)
