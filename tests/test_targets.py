@@ -25,7 +25,7 @@ PAIR = [
 
 
 def faulty(name: str) -> str:
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAULTY / name))}"
+    return f"{shlex.quote(sys.executable)} -S {shlex.quote(str(FAULTY / name))}"
 
 
 def test_specs_parse_and_refuse_with_one_line() -> None:
@@ -141,7 +141,7 @@ def test_process_target_that_exits_at_start_names_its_stderr() -> None:
 
 def test_process_target_restarts_after_a_crash() -> None:
     with ProcessTarget(faulty("crash_on_input.py")) as target:
-        assert target.description.name == "ctxmodel-reference"
+        assert target.description.name == "faulty-echo"
         assert target.call("normalize", {"messages": PAIR[:1]})["messages"] == PAIR[:1]
         with pytest.raises(TargetFailure, match=r"exited without replying.*exit code 139.*segmentation") as info:
             target.call("normalize", {"messages": PAIR})

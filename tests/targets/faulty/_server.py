@@ -1,7 +1,9 @@
-"""A JSON-lines target over the reference (contract §7), with one hook to misbehave.
+"""A minimal JSON-lines target (contract §7) with one hook to misbehave.
 
-Each faulty script passes ``misbehave(request) -> bool``: return True when it has done its own
-(bad) thing with the request instead of answering it properly.
+It answers ``normalize`` and ``effective`` by echoing the messages (correct for the toy histories the
+gate tests use) and imports nothing but the standard library, so the many restarts a crashing
+target causes while Hypothesis shrinks stay cheap. Each faulty script passes
+``misbehave(request) -> bool``: True when it has done its own (bad) thing instead of answering.
 """
 
 from __future__ import annotations
@@ -11,8 +13,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ctxmodel.targets.base import TargetFailure
-from ctxmodel.targets.reference import ReferenceTarget
+DESCRIPTION = {
+    "protocol": 1,
+    "name": "faulty-echo",
+    "version": "0",
+    "ops": ["describe", "normalize", "effective"],
+    "tokenizer": "zoo",
+    "policies": {},
+}
 
 
 def write(obj: Any) -> None:
@@ -20,8 +28,15 @@ def write(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def answer(op: str, params: dict[str, Any]) -> dict[str, Any]:
+    if op == "describe":
+        return DESCRIPTION
+    if op in ("normalize", "effective"):
+        return {"messages": params["messages"]}
+    raise KeyError(op)
+
+
 def serve(misbehave: Callable[[dict[str, Any]], bool] = lambda _: False) -> None:
-    reference = ReferenceTarget()
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -29,9 +44,9 @@ def serve(misbehave: Callable[[dict[str, Any]], bool] = lambda _: False) -> None
         if misbehave(request):
             continue
         try:
-            write({"id": request["id"], "result": reference.call(request["op"], request["params"])})
-        except TargetFailure as exc:
-            write({"id": request["id"], "error": {"message": str(exc)}})
+            write({"id": request["id"], "result": answer(request["op"], request["params"])})
+        except KeyError as exc:
+            write({"id": request["id"], "error": {"message": f"unknown op {exc}"}})
 
 
 def many(request: dict[str, Any]) -> bool:

@@ -1,0 +1,231 @@
+"""The gate runner (contract §8, §9): shrinking, fixtures before reports, faulty targets, warnings."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import attrs
+import pytest
+from hypothesis import strategies as st
+
+from ctxmodel import exitcodes, gate
+from ctxmodel.fixtures import load_fixture
+from ctxmodel.profiles import get_profile
+from ctxmodel.targets import open_target
+from ctxmodel.targets.base import Target
+from properties.catalogue import Finding, Probe, Property
+
+FAULTY = Path(__file__).parent / "targets" / "faulty"
+
+
+def _messages(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:
+    message = st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant"]), "content": st.text("ab", min_size=1, max_size=3)}
+    )
+    return st.fixed_dictionaries({"messages": st.lists(message, max_size=6)})
+
+
+def _tiny(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:
+    """Few shapes, so shrinking against a slow faulty target (a restart per failing try) stays short."""
+    return st.fixed_dictionaries({"messages": st.lists(st.just({"role": "user", "content": "a"}), max_size=3)})
+
+
+def _returns_messages(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
+    reply = probe.call("normalize", params)
+    if not isinstance(reply.get("messages"), list):
+        yield Finding.fail("normalize: the reply has no messages array", "{'messages': [...]}")
+
+
+def _no_bb(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
+    """A toy property every target fails: no reply message may read "bb" (so shrinking has a known end)."""
+    reply = probe.call("normalize", params)
+    for i, message in enumerate(reply["messages"]):
+        if "bb" in message["content"]:
+            yield Finding.fail(f"messages.{i}: reads bb", "no bb anywhere")
+
+
+def _warns(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
+    probe.call("normalize", params)
+    if params["messages"]:
+        yield Finding.warn("a toy warning, the same every time")
+
+
+def _effective_answers(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
+    probe.call("effective", params)
+    return ()
+
+
+SHAPE = Property("toy.shape", "normalize", "contract §7", "normalize answers", _messages, _returns_messages,
+                 requires={"normalize"})
+COUNT = Property("toy.count", "normalize", "contract §3.6", "no bb", _messages, _no_bb,
+                 requires={"normalize"})
+EFFECTIVE = Property("toy.effective", "effective", "contract §2", "effective answers", _messages,
+                     _effective_answers, requires={"effective"})
+WARNS = Property("toy.warns", "normalize", "contract §7", "warns", _messages, _warns, requires={"normalize"})
+TINY_SHAPE = attrs.evolve(SHAPE, params=_tiny)
+TINY_EFFECTIVE = attrs.evolve(EFFECTIVE, params=_tiny)
+RECOVER = Property("toy.recover", "recover", "contract §4", "needs recover", _messages, _effective_answers,
+                   requires={"recover"})
+
+
+def run(target: Target, props: list[Property], tmp_path: Path, spec: str = "reference", **kw: Any) -> gate.GateReport:
+    return gate.run_gate(
+        target,
+        props,
+        policies=target.description.policies,
+        profile=get_profile("ci"),
+        fixtures_dir=tmp_path / "fx",
+        target_spec=spec,
+        max_examples=kw.pop("max_examples", 30),
+        database=None,
+        **kw,
+    )
+
+
+def faulty(name: str) -> str:
+    return f"exec:{shlex.quote(sys.executable)} -S {shlex.quote(str(FAULTY / name))}"
+
+
+def test_passing_properties_write_nothing_and_exit_0(tmp_path: Path) -> None:
+    report = run(open_target("reference"), [SHAPE, EFFECTIVE], tmp_path)
+    assert [o.status for o in report.outcomes] == ["passed", "passed"]
+    assert all(o.examples > 0 for o in report.outcomes)
+    assert not (tmp_path / "fx").exists()
+    assert gate.exit_code(report.outcomes) == exitcodes.OK
+
+
+def test_a_failure_is_shrunk_and_written_before_it_is_reported(tmp_path: Path) -> None:
+    seen: list[bool] = []
+    report = run(
+        open_target("reference"),
+        [COUNT],
+        tmp_path,
+        max_examples=100,
+        on_outcome=lambda o: seen.append(o.fixture is not None and o.fixture.exists()),
+    )
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed" and seen == [True]
+    assert gate.exit_code(report.outcomes) == exitcodes.FAILED
+    assert outcome.params == {"messages": [{"role": "user", "content": "bb"}]}  # shrunk to the minimum
+    text = gate.format_failure(outcome, "reference")
+    assert "found:    messages.0: reads bb" in text and "required: no bb anywhere" in text
+    assert "minimal input:" in text and "normalize returned:" in text
+    fixture = load_fixture(outcome.fixture)  # type: ignore[arg-type]
+    assert fixture.property == "toy.count" and fixture.op == "normalize"
+    assert fixture.params == outcome.params
+    assert fixture.observed[0]["op"] == "normalize" and "result" in fixture.observed[0]
+    assert fixture.target == {"name": "ctxmodel-reference", "version": "0.1.0"}
+    assert fixture.found["hypothesis"] and fixture.found["seed"] == 0
+    assert "contract §3.6" in fixture.note
+    assert outcome.fixture is not None and outcome.fixture.name.startswith("toy.count-")
+
+
+def test_same_failure_same_file_and_reproduce_line(tmp_path: Path) -> None:
+    target = open_target("python:tests.targets.faulty.raising")
+    first = run(target, [SHAPE], tmp_path).outcomes[0]
+    second = run(target, [SHAPE], tmp_path).outcomes[0]
+    assert first.fixture == second.fixture
+    assert len(list((tmp_path / "fx").glob("*.json"))) == 1
+    text = gate.format_failure(first, "python:tests.targets.faulty.raising")
+    assert "FAILED toy.shape (contract §7)" in text
+    assert "IndexError" in text and "raising.py" in text
+    assert f"Reproduce with: ctxmodel replay {first.fixture} --target python:tests.targets.faulty.raising" in text
+    # The minimal input that makes it raise: exactly two messages.
+    assert first.params is not None and len(first.params["messages"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("script", "kind"),
+    [
+        ("crash_on_input.py", "crash"),
+        ("hang.py", "timeout"),
+        ("garbage.py", "protocol"),
+    ],
+)
+def test_faulty_process_targets_fail_one_property_and_the_run_goes_on(tmp_path: Path, script: str, kind: str) -> None:
+    spec = faulty(script)
+    target = open_target(spec, timeout=0.5)
+    try:
+        report = run(target, [TINY_SHAPE, TINY_EFFECTIVE], tmp_path, spec=spec, max_examples=20)
+    finally:
+        target.close()
+    shape, effective = report.outcomes
+    assert shape.status == "failed" and effective.status == "passed"
+    assert shape.params is not None and len(shape.params["messages"]) == 2  # shrunk to the trigger
+    fixture = json.loads(shape.fixture.read_text())  # type: ignore[union-attr]
+    assert fixture["observed"][-1]["failure"].startswith(f"{kind}: normalize:")
+    assert f"the target did not answer: {kind}" in gate.format_failure(shape, spec)
+
+
+@pytest.mark.parametrize(("script", "match"), [("wrong_id.py", "reply has id"), ("huge.py", "larger than 32 MB")])
+def test_protocol_breaks_on_every_input_still_give_a_fixture(tmp_path: Path, script: str, match: str) -> None:
+    spec = faulty(script)
+    target = open_target(spec)
+    try:
+        report = run(target, [TINY_SHAPE, TINY_EFFECTIVE], tmp_path, spec=spec, max_examples=3)
+    finally:
+        target.close()
+    shape, effective = report.outcomes
+    assert shape.status == "failed" and effective.status == "passed"
+    assert shape.params == {"messages": []}
+    assert match in shape.failures[0].message
+    assert shape.fixture is not None and shape.fixture.exists()
+
+
+def test_missing_ops_skip_and_warnings_never_fail(tmp_path: Path) -> None:
+    target = open_target("python:tests.targets.faulty.raising")
+    report = run(target, [RECOVER, EFFECTIVE], tmp_path)
+    assert [o.status for o in report.outcomes] == ["skipped", "skipped"]
+    assert report.outcomes[0].reason == "target has no recover"
+
+    class Lenient:
+        description = open_target("reference").description
+
+        def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+            return {"messages": params["messages"]}
+
+        def close(self) -> None:
+            pass
+
+    (outcome,) = run(Lenient(), [WARNS], tmp_path).outcomes
+    assert outcome.status == "passed"
+    assert outcome.warnings_total == 1 and len(outcome.warnings) == 1  # deduplicated
+    assert "a toy warning" in gate.format_warnings([outcome])
+    assert "passed, 1 warning(s)" in gate.format_summary([outcome])
+
+
+def test_explicit_examples_run_first(tmp_path: Path) -> None:
+    trigger = {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
+    target = open_target("python:tests.targets.faulty.raising")
+    report = run(target, [SHAPE], tmp_path, max_examples=1, regressions={"toy.shape": [trigger]})
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed" and outcome.params == trigger and outcome.examples == 1
+    replay_only = gate.run_property(
+        SHAPE, target, policies={}, tokenizer="zoo", profile=get_profile("replay"), fixtures_dir=tmp_path,
+        target_spec="x", database=None, examples=[{"messages": []}],
+    )
+    assert replay_only.status == "passed" and replay_only.examples == 1
+
+
+def test_summary_junit_and_exit_codes(tmp_path: Path) -> None:
+    target = open_target("python:tests.targets.faulty.raising")
+    report = run(target, [SHAPE, RECOVER], tmp_path)
+    summary = gate.format_summary(report.outcomes)
+    assert "toy.shape" in summary and "FAILED" in summary and "skipped: target has no recover" in summary
+    root = ElementTree.fromstring(gate.junit_xml(report.outcomes, target_spec="python:x"))
+    assert root.get("tests") == "2" and root.get("failures") == "1" and root.get("skipped") == "1"
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    assert cases["toy.shape"].find("failure") is not None
+    assert cases["toy.recover"].find("skipped") is not None
+    broken = Property("toy.broken", "normalize", "contract §7", "bad strategy",
+                      lambda _: st.just(1).map(lambda _: 1 / 0), _returns_messages)  # type: ignore[arg-type]
+    (error,) = run(open_target("reference"), [broken], tmp_path).outcomes
+    assert error.status == "error" and "ZeroDivisionError" in error.reason
+    assert gate.exit_code([error]) == exitcodes.USAGE
+    assert gate.exit_code([*report.outcomes, error]) == exitcodes.FAILED
