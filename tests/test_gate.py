@@ -61,17 +61,25 @@ def _effective_answers(probe: Probe, params: dict[str, Any]) -> Iterable[Finding
     return ()
 
 
-SHAPE = Property("toy.shape", "normalize", "contract §7", "normalize answers", _messages, _returns_messages,
-                 requires={"normalize"})
-COUNT = Property("toy.count", "normalize", "contract §3.6", "no bb", _messages, _no_bb,
-                 requires={"normalize"})
-EFFECTIVE = Property("toy.effective", "effective", "contract §2", "effective answers", _messages,
-                     _effective_answers, requires={"effective"})
+SHAPE = Property(
+    "toy.shape", "normalize", "contract §7", "normalize answers", _messages, _returns_messages, requires={"normalize"}
+)
+COUNT = Property("toy.count", "normalize", "contract §3.6", "no bb", _messages, _no_bb, requires={"normalize"})
+EFFECTIVE = Property(
+    "toy.effective",
+    "effective",
+    "contract §2",
+    "effective answers",
+    _messages,
+    _effective_answers,
+    requires={"effective"},
+)
 WARNS = Property("toy.warns", "normalize", "contract §7", "warns", _messages, _warns, requires={"normalize"})
 TINY_SHAPE = attrs.evolve(SHAPE, params=_tiny)
 TINY_EFFECTIVE = attrs.evolve(EFFECTIVE, params=_tiny)
-RECOVER = Property("toy.recover", "recover", "contract §4", "needs recover", _messages, _effective_answers,
-                   requires={"recover"})
+RECOVER = Property(
+    "toy.recover", "recover", "contract §4", "needs recover", _messages, _effective_answers, requires={"recover"}
+)
 
 
 def run(target: Target, props: list[Property], tmp_path: Path, spec: str = "reference", **kw: Any) -> gate.GateReport:
@@ -207,8 +215,15 @@ def test_explicit_examples_run_first(tmp_path: Path) -> None:
     (outcome,) = report.outcomes
     assert outcome.status == "failed" and outcome.params == trigger and outcome.examples == 1
     replay_only = gate.run_property(
-        SHAPE, target, policies={}, tokenizer="zoo", profile=get_profile("replay"), fixtures_dir=tmp_path,
-        target_spec="x", database=None, examples=[{"messages": []}],
+        SHAPE,
+        target,
+        policies={},
+        tokenizer="zoo",
+        profile=get_profile("replay"),
+        fixtures_dir=tmp_path,
+        target_spec="x",
+        database=None,
+        examples=[{"messages": []}],
     )
     assert replay_only.status == "passed" and replay_only.examples == 1
 
@@ -223,8 +238,14 @@ def test_summary_junit_and_exit_codes(tmp_path: Path) -> None:
     cases = {case.get("name"): case for case in root.iter("testcase")}
     assert cases["toy.shape"].find("failure") is not None
     assert cases["toy.recover"].find("skipped") is not None
-    broken = Property("toy.broken", "normalize", "contract §7", "bad strategy",
-                      lambda _: st.just(1).map(lambda _: 1 / 0), _returns_messages)  # type: ignore[arg-type]
+    broken = Property(
+        "toy.broken",
+        "normalize",
+        "contract §7",
+        "bad strategy",
+        lambda _: st.just(1).map(lambda _: 1 / 0),
+        _returns_messages,
+    )  # type: ignore[arg-type]
     (error,) = run(open_target("reference"), [broken], tmp_path).outcomes
     assert error.status == "error" and "ZeroDivisionError" in error.reason
     assert gate.exit_code([error]) == exitcodes.USAGE

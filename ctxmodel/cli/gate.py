@@ -66,8 +66,13 @@ def _regression_examples(directory: str) -> dict[str, list[dict[str, Any]]]:
 @click.option("--profile", type=click.Choice(list(PROFILES)), default=None, help="default: ci if $CI is set, else dev")
 @click.option("--junit", type=click.Path(dir_okay=False), default=None, help="write a JUnit XML report")
 @click.option("--fixtures", "fixtures_dir", default="ctxmodel-fixtures", show_default=True, help="where failures go")
-@click.option("--regressions", "regressions_dir", default="regressions", show_default=True,
-              help="promoted fixtures, run first as explicit examples")
+@click.option(
+    "--regressions",
+    "regressions_dir",
+    default="regressions",
+    show_default=True,
+    help="promoted fixtures, run first as explicit examples",
+)
 @click.option("--timeout", type=float, default=10.0, show_default=True, help="seconds per request (exec targets)")
 def check(
     target_spec: str,
@@ -123,8 +128,10 @@ def check(
             elif outcome.status == "error":
                 click.echo(f"ERROR {outcome.prop.id}: {outcome.reason}")
             else:
-                click.echo(f"  {outcome.prop.id}: {gate.status_word(outcome)} ({outcome.examples} examples, "
-                           f"{outcome.seconds:.1f} s)")
+                click.echo(
+                    f"  {outcome.prop.id}: {gate.status_word(outcome)} ({outcome.examples} examples, "
+                    f"{outcome.seconds:.1f} s)"
+                )
 
         report = gate.run_gate(
             target,

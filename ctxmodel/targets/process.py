@@ -85,9 +85,7 @@ class _StderrTail:
 
 
 class ProcessTarget:
-    def __init__(
-        self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY
-    ) -> None:
+    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY) -> None:
         if timeout <= 0:
             raise UsageError(f"--timeout {timeout}: expected a positive number of seconds")
         self.command = command
