@@ -1,0 +1,549 @@
+"""Properties of ``recover`` (contract §4 rules 1–9, §7 result shape).
+
+Every budget question is answered by the harness's own recount (system prompt plus the target's
+effective history, under the tokenizer it declares), never by the figures the target reports. How
+much a target hides, which messages, in how many calls (``recoverSuccess=converges``), the marker
+text, and whether it degrades at all are its own choices; what is judged is that it never deletes,
+tags only what it may, creates no pairing violation, shrinks only tool-result text, makes progress
+or says it failed, and fits (or converges) per its declared policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import attrs
+from hypothesis.strategies import SearchStrategy
+
+from ctxmodel import codec
+from properties.catalogue import Finding, Probe, Property, register
+from properties.judge import (
+    Malformed,
+    btype,
+    canon,
+    content_blocks,
+    guarded,
+    messages_of,
+    pairing_violations,
+    short,
+    use_ids,
+)
+
+Msg = dict[str, Any]
+FAILED_PREFIX = "Context window recovery failed"
+_INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
+
+
+def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from strategies import recovery_requests
+
+    return recovery_requests()
+
+
+def _within(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from strategies import recovery_requests
+
+    return recovery_requests(cases=("within",))
+
+
+def _nonpositive(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from strategies import recovery_requests
+
+    return recovery_requests(cases=("allowed<=0",))
+
+
+def allowed_budget(params: Mapping[str, Any]) -> int:
+    from ctxmodel.recover import allowed_tokens
+
+    return int(allowed_tokens(int(params["contextWindow"]), int(params.get("maxTokens", 0))))
+
+
+@attrs.frozen
+class Recovered:
+    """One recover call and what the harness makes of it."""
+
+    history: list[Msg]
+    result: dict[str, Any]
+    messages: list[Msg]
+    error: str | None
+    allowed: int
+    system_prompt: str
+
+
+def recover_once(probe: Probe, params: dict[str, Any]) -> Recovered:
+    result = probe.call("recover", params)
+    messages = messages_of(result, "recover")
+    error = result.get("error")
+    if error is not None and not isinstance(error, str):
+        raise Malformed(f"recover returned error {short(error)}: expected a string or null")
+    return Recovered(
+        history=params["messages"],
+        result=result,
+        messages=messages,
+        error=error,
+        allowed=allowed_budget(params),
+        system_prompt=str(params.get("systemPrompt", "")),
+    )
+
+
+@attrs.frozen
+class Aligned:
+    """The result read as the input plus new markers: ``pairs`` of (input index, output index)."""
+
+    pairs: list[tuple[int, int]]
+    markers: list[int]
+    problem: str | None
+
+
+def _meta(msg: Msg) -> dict[str, Any]:
+    return {k: v for k, v in msg.items() if k not in ("content", "truncationParent")}
+
+
+def _same_message(before: Msg, after: Msg) -> bool:
+    """The same stored message, tags aside, with the same blocks (their text may be degraded)."""
+    if before.get("role") != after.get("role") or canon(_meta(before)) != canon(_meta(after)):
+        return False
+    a, b = before.get("content"), after.get("content")
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(
+        btype(x) == btype(y) for x, y in zip(a, b, strict=True)
+    )
+
+
+def align_recovery(history: list[Msg], out: list[Msg]) -> Aligned:
+    pairs: list[tuple[int, int]] = []
+    markers: list[int] = []
+    i = 0
+    for k, msg in enumerate(out):
+        if i < len(history) and _same_message(history[i], msg):
+            pairs.append((i, k))
+            i += 1
+        elif msg.get("isTruncationMarker") is True and (
+            i >= len(history) or msg.get("truncationId") != history[i].get("truncationId")
+        ):
+            markers.append(k)
+        else:
+            where = f"input messages.{i}" if i < len(history) else "no input message"
+            return Aligned(pairs, markers, f"messages.{k} of the result is neither {where} (tags and degraded "
+                                           f"tool-result text aside) nor a new truncation marker: {short(msg, 100)}")
+    if i < len(history):
+        return Aligned(pairs, markers, f"input messages.{i} is missing from the result (deleted, or its role, "
+                                       f"metadata or blocks replaced): {short(history[i], 100)}")
+    return Aligned(pairs, markers, None)
+
+
+def _visible(history: list[Msg]) -> list[bool]:
+    from ctxmodel.visibility import visible_mask
+
+    return visible_mask(codec.load(history))
+
+
+def _prop(pid: str, clause: str, summary: str, params: Any = _requests, policies: tuple[str, ...] = ()) -> Any:
+    def wrap(check: Any) -> Any:
+        register(
+            Property(
+                id=pid, op="recover", clause=clause, summary=summary, params=params,
+                check=guarded(check), requires={"recover"}, policies=policies,
+            )
+        )
+        return check
+
+    return wrap
+
+
+@_prop(
+    "recover.result-shape",
+    "contract §7",
+    "The reply has messages, error (string or null), messagesRemoved, prevContextTokens, newContextTokens "
+    "(integers) and truncationId (string or null).",
+)
+def result_shape(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    result = probe.call("recover", params)
+    messages_of(result, "recover")
+    expected = "the recover result of contract §7"
+    for key in ("error", "truncationId"):
+        if key not in result or not (result[key] is None or isinstance(result[key], str)):
+            got = short(result[key]) if key in result else "nothing"
+            yield Finding.fail(f"recover result.{key} is {got}: expected a string or null", expected)
+            return
+    for key in _INT_KEYS:
+        value = result.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            got = short(value) if key in result else "nothing"
+            yield Finding.fail(f"recover result.{key} is {got}: expected an integer", expected)
+            return
+
+
+@_prop(
+    "recover.allowed-nonpositive-errors",
+    "contract §4.1",
+    "When allowed = floor(0.9 * contextWindow) - reserve is zero or less, recover returns a controlled error.",
+    params=_nonpositive,
+)
+def allowed_nonpositive(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    if allowed_budget(params) > 0:
+        return
+    got = recover_once(probe, params)
+    if got.error is None:
+        yield Finding.fail(
+            f"allowed is {got.allowed} (contextWindow {params['contextWindow']}, maxTokens {params.get('maxTokens')}) "
+            "but recover reported success",
+            "a controlled error when allowed <= 0 (§4.1)",
+        )
+
+
+@_prop(
+    "recover.within-budget-unchanged",
+    "contract §4.2",
+    "Within budget (a recount equal to allowed included): no change, no error.",
+    params=_within,
+)
+def within_budget(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    allowed = allowed_budget(params)
+    if allowed <= 0:
+        return
+    count = probe.recount(params["messages"], str(params.get("systemPrompt", "")))
+    if count > allowed:
+        return  # the declared tokenizer counts more than the strategy aimed for: another case
+    got = recover_once(probe, params)
+    expected = "no change and no error within budget (§4.2)"
+    if got.error is not None:
+        yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover failed: {got.error}", expected)
+    elif got.messages != got.history:
+        from properties.judge import first_difference
+
+        where = first_difference(got.history, got.messages, "messages")
+        yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover changed {where}", expected)
+
+
+@_prop(
+    "recover.never-deletes",
+    "contract §4.3",
+    "A successful result is the input (tags and degraded tool-result text aside) plus new truncation markers: "
+    "no message deleted, reordered or rewritten.",
+)
+def never_deletes(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None:
+        return
+    aligned = align_recovery(got.history, got.messages)
+    if aligned.problem:
+        yield Finding.fail(aligned.problem, "never delete a message: hide by tagging, one marker per truncation (§4.3)")
+
+
+@_prop(
+    "recover.tagging-rules",
+    "contract §4.3",
+    "Only visible messages are tagged, each with the truncationId of one new user marker; never the first or "
+    "last visible message, the tool_use message whose results the last one holds, or an earlier marker.",
+)
+def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None:
+        return
+    aligned = align_recovery(got.history, got.messages)
+    if aligned.problem:
+        return  # recover.never-deletes reports it
+    history, out = got.history, got.messages
+    expected = "tag only visible messages, with one new user marker per truncation (§4.3)"
+    old_ids = {m.get("truncationId") for m in history if m.get("truncationId") is not None}
+    markers: dict[str, int] = {}
+    for k in aligned.markers:
+        marker = out[k]
+        tid = marker.get("truncationId")
+        if marker.get("role") != "user" or not isinstance(tid, str) or tid in old_ids or tid in markers:
+            yield Finding.fail(
+                f"messages.{k}: a new marker needs role user and a fresh truncationId string; got role "
+                f"{marker.get('role')!r}, truncationId {short(tid)}",
+                expected,
+            )
+            return
+        markers[tid] = k
+    mask = _visible(history)
+    visible = [i for i, v in enumerate(mask) if v]
+    protected: dict[int, str] = {}
+    if visible:
+        protected[visible[0]] = "the first visible message"
+        protected[visible[-1]] = "the last visible message"
+        if len(visible) > 1:
+            last, prev = history[visible[-1]], history[visible[-2]]
+            ids = set(use_ids(prev))
+            if ids and any(
+                btype(b) == "tool_result" and b.get("tool_use_id") in ids for b in content_blocks(last)
+            ):
+                protected[visible[-2]] = "the tool_use message whose results the last visible message holds"
+    for i, k in aligned.pairs:
+        before, after = history[i].get("truncationParent"), out[k].get("truncationParent")
+        if before == after:
+            continue
+        if not isinstance(after, str) or after not in markers:
+            yield Finding.fail(
+                f"messages.{k}: truncationParent went from {short(before)} to {short(after)}, which names no new marker",
+                expected,
+            )
+            return
+        why = None
+        if not mask[i]:
+            why = "it was already hidden"
+        elif history[i].get("isTruncationMarker") is True:
+            why = "it is the marker of an earlier truncation"
+        elif i in protected:
+            why = f"it is {protected[i]}"
+        if why:
+            yield Finding.fail(f"messages.{k} (input messages.{i}) was tagged, but {why}", expected)
+            return
+
+
+@_prop(
+    "recover.no-new-pairing-violations",
+    "contract §4.4",
+    "Every pairing violation of the request built from the result was already in the request built from the "
+    "input (by rule and tool id), the target's own request both times.",
+)
+def no_new_pairing_violations(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None:
+        return
+    before = pairing_violations(probe.request(got.history))
+    after_request = probe.request(got.messages)
+    new = pairing_violations(after_request) - before
+    if new:
+        (rule, tool_id), _ = sorted(new.items())[0]
+        text = {
+            "missing-result": f"tool_use {tool_id} has no tool_result at the start of the next message",
+            "duplicate-result": f"tool_use {tool_id} gets more than one result",
+            "unexpected-result": f"tool_result {tool_id} has no tool_use in the message before it",
+        }[rule]
+        yield Finding.fail(
+            f"the request built from the result breaks a pairing rule the input's request did not: {text}",
+            "recovery creates no pairing violation (§4.4)",
+        )
+
+
+def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str, str] | str]:
+    """The edits between two aligned messages: ``(block, item, old text, new text)`` for a tool-result
+    text, or a one-line description of anything else that changed."""
+    a, b = before.get("content"), after.get("content")
+    if not isinstance(a, list) or not isinstance(b, list):
+        return
+    for m, (x, y) in enumerate(zip(a, b, strict=True)):
+        if canon(x) == canon(y):
+            continue
+        if btype(x) != "tool_result":
+            yield f"content.{m} is a {btype(x)} block"
+            continue
+        if {k: v for k, v in x.items() if k != "content"} != {k: v for k, v in y.items() if k != "content"}:
+            yield f"content.{m}: a tool_result field other than its content changed"
+            continue
+        cx, cy = x.get("content"), y.get("content")
+        if isinstance(cx, str) and isinstance(cy, str):
+            yield (m, None, cx, cy)
+            continue
+        if not (isinstance(cx, list) and isinstance(cy, list) and len(cx) == len(cy)):
+            yield f"content.{m}.content changed form"
+            continue
+        for j, (p, q) in enumerate(zip(cx, cy, strict=True)):
+            if canon(p) == canon(q):
+                continue
+            text_p, text_q = p.get("text") if btype(p) == "text" else None, q.get("text") if btype(q) == "text" else None
+            same_rest = {k: v for k, v in p.items() if k != "text"} == {k: v for k, v in q.items() if k != "text"}
+            if isinstance(text_p, str) and isinstance(text_q, str) and same_rest:
+                yield (m, j, text_p, text_q)
+            else:
+                yield f"content.{m}.content.{j} is a {btype(p)} item"
+
+
+@_prop(
+    "recover.degrade-only-text",
+    "contract §4.5",
+    "Degradation edits only the text of visible tool results (string content or text items): never images, "
+    "other blocks, tool_use_id, is_error or block order.",
+)
+def degrade_only_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None:
+        return
+    aligned = align_recovery(got.history, got.messages)
+    mask = _visible(got.history)
+    expected = "only visible textual tool_result text is degraded (§4.5)"
+    for i, k in aligned.pairs:
+        for edit in _text_edits(got.history[i], got.messages[k]):
+            if isinstance(edit, str):
+                yield Finding.fail(f"messages.{k}.{edit}, and it was changed", expected)
+                return
+            if not mask[i]:
+                yield Finding.fail(f"messages.{k}.content.{edit[0]}: a hidden message's tool result was degraded", expected)
+                return
+
+
+@_prop(
+    "recover.degraded-shrink",
+    "contract §4.5",
+    "Every degraded tool-result text strictly shrinks, in characters and in tokens, notice included.",
+)
+def degraded_shrink(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None:
+        return
+    aligned = align_recovery(got.history, got.messages)
+    counter: Any = getattr(probe, "counter", None)
+    if counter is None:
+        from ctxmodel.tokens import get_counter
+
+        counter = get_counter(probe.tokenizer)
+    for i, k in aligned.pairs:
+        for edit in _text_edits(got.history[i], got.messages[k]):
+            if isinstance(edit, str):
+                continue
+            m, j, old, new = edit
+            where = f"messages.{k}.content.{m}.content" + (f".{j}" if j is not None else "")
+            old_tokens, new_tokens = counter.raw_text(old), counter.raw_text(new)
+            if len(new) >= len(old) or new_tokens >= old_tokens:
+                yield Finding.fail(
+                    f"{where}: the degraded text went from {len(old)} to {len(new)} characters and from "
+                    f"{old_tokens} to {new_tokens} tokens",
+                    "every edited block strictly shrinks, in characters and in tokens, notice included (§4.5)",
+                )
+                return
+
+
+@_prop(
+    "recover.progress-or-error",
+    "contract §4.6",
+    "A result without an error strictly lowers the harness's recount; no success-shaped result without progress.",
+)
+def progress_or_error(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None:
+        return
+    before = probe.recount(got.history, got.system_prompt)
+    if before <= got.allowed:
+        return  # within budget: no change is right (recover.within-budget-unchanged)
+    after = probe.recount(got.messages, got.system_prompt)
+    if after >= before:
+        yield Finding.fail(
+            f"recover reported success but the recount went from {before} to {after} (allowed {got.allowed}): "
+            f"no progress (messagesRemoved {short(got.result.get('messagesRemoved'))})",
+            "a success strictly lowers the recount; otherwise a controlled error (§4.6)",
+        )
+
+
+@_prop(
+    "recover.fits-or-converges",
+    "contract §4.7",
+    "recoverSuccess=fits: a success is within budget. converges: applying recover again reaches the budget or a "
+    "controlled error within 3 more calls.",
+    policies=("recoverSuccess",),
+)
+def fits_or_converges(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None:
+        return
+    count = probe.recount(got.messages, got.system_prompt)
+    if count <= got.allowed:
+        return
+    if probe.policies.get("recoverSuccess", "fits") != "converges":
+        yield Finding.fail(
+            f"recover reported success at a recount of {count} tokens against {got.allowed} allowed",
+            "a success is within budget (recoverSuccess=fits, §4.7)",
+        )
+        return
+    messages = got.messages
+    counts = [count]
+    for _ in range(3):
+        again = dict(params, messages=messages)
+        if "totalTokens" in params:
+            again["totalTokens"] = probe.recount(messages[:-1], got.system_prompt)
+        step = recover_once(probe, again)
+        if step.error is not None:
+            return
+        messages = step.messages
+        counts.append(probe.recount(messages, got.system_prompt))
+        if counts[-1] <= got.allowed:
+            return
+    yield Finding.fail(
+        f"recover kept succeeding over budget: recounts {' -> '.join(map(str, counts))} against {got.allowed} allowed "
+        "after 3 more calls",
+        "reach the budget or a controlled error within 3 more calls (recoverSuccess=converges, §4.7)",
+    )
+
+
+@_prop(
+    "recover.error-leaves-input",
+    "contract §4.8",
+    "A controlled error returns the input messages unchanged.",
+)
+def error_leaves_input(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None and got.messages != got.history:
+        from properties.judge import first_difference
+
+        where = first_difference(got.history, got.messages, "messages")
+        yield Finding.fail(
+            f"recover failed ({short(got.error)}) but changed {where}",
+            "a controlled error leaves the messages as they were (§4.8)",
+        )
+
+
+@_prop(
+    "recover.error-text",
+    "contract §4.8",
+    'A controlled error\'s text starts with "Context window recovery failed".',
+)
+def error_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is not None and not got.error.startswith(FAILED_PREFIX):
+        yield Finding.fail(f"recover error text is {short(got.error)}", f'an error starting "{FAILED_PREFIX}" (§4.8)')
+
+
+@_prop(
+    "recover.reported-tokens",
+    "contract §4.9",
+    "newContextTokens agrees with the harness's recount (a warning), and never claims to fit when the recount "
+    "does not (a failure).",
+)
+def reported_tokens(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    reported = got.result.get("newContextTokens")
+    if got.error is not None or isinstance(reported, bool) or not isinstance(reported, int):
+        return
+    count = probe.recount(got.messages, got.system_prompt)
+    if reported == count:
+        return
+    if reported <= got.allowed < count:
+        yield Finding.fail(
+            f"recover reports newContextTokens {reported} (within {got.allowed} allowed) but the recount is {count}",
+            "a target that reports fitting fits by the harness's recount (§4.9)",
+        )
+    else:
+        yield Finding.warn(f"recover reports newContextTokens {reported}; the harness recounts {count}")
+
+
+@_prop(
+    "recover.gives-up-where-possible",
+    "contract §4.8",
+    "A warning: a controlled error on an input the reference recovers.",
+)
+def gives_up_where_possible(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    got = recover_once(probe, params)
+    if got.error is None or got.allowed <= 0:
+        return
+    if probe.recount(got.history, got.system_prompt) <= got.allowed:
+        return  # recover.within-budget-unchanged judges that
+    from ctxmodel.recover import recover
+
+    reference = recover(
+        codec.load(got.history),
+        context_window=int(params["contextWindow"]),
+        max_tokens=int(params.get("maxTokens", 0)),
+        system_prompt=got.system_prompt,
+        counter=probe.tokenizer,
+        new_id=lambda: "reference-probe",
+    )
+    if reference.error is None:
+        yield Finding.warn(
+            f"gave up where recovery was possible: the reference brings {reference.prev_context_tokens} tokens to "
+            f"{reference.new_context_tokens} (allowed {got.allowed})"
+        )
