@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
 from ctxmodel.errors import HistoryError
 from ctxmodel.model import (
@@ -45,6 +46,7 @@ __all__ = [
     "load_message",
     "loads",
     "read",
+    "write",
 ]
 
 _MESSAGE_KEYS = frozenset({"role", "content"})
@@ -163,9 +165,7 @@ def load_block(obj: Any, path: str, copy: bool = True) -> Block:
         if copy:
             _check_json(value, f"{path}.input")
             value = copy_json(value)
-        return ToolUse(
-            _str(obj, "id", path), _str(obj, "name", path), value, _rest(obj, _TOOL_USE_KEYS, path, copy)
-        )
+        return ToolUse(_str(obj, "id", path), _str(obj, "name", path), value, _rest(obj, _TOOL_USE_KEYS, path, copy))
     if kind == "image":
         source = obj.get("source", _MISSING)
         if not isinstance(source, dict):
@@ -263,38 +263,112 @@ def _finite_float(literal: str) -> float:
     return value
 
 
-def loads(text: str | bytes, source: str = "<input>") -> History:
-    """A history from JSON text. Errors name ``source`` (a file name) and the place."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise HistoryError("", f"invalid UTF-8 at byte {exc.start}", source=source) from None
+#: A ``\\uXXXX`` escape that may stand for a character above U+007F (see ``_parse_bytes``).
+_WIDE_ESCAPE = re.compile(rb"\\u(?!00[0-7])")
+_NARROW_FAILED: Any = object()
+
+
+def _json(text: str, source: str) -> Any:
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise HistoryError("", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source) from None
     except ValueError as exc:
         raise HistoryError("", f"not JSON: {exc}", source=source) from None
     except RecursionError:
         raise HistoryError("", "not JSON: nested too deeply", source=source) from None
+
+
+def _utf8(text: str) -> str:
+    return text if text.isascii() else text.encode("latin-1").decode("utf-8")
+
+
+def _redecode(value: Any) -> Any:
+    """Turn every string parsed from a latin-1 view of UTF-8 bytes back into what the bytes say."""
+    if isinstance(value, str):
+        return _utf8(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    if not item.isascii():
+                        node[i] = _utf8(item)
+                elif isinstance(item, list | dict):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            rekey = False
+            for key, item in node.items():
+                rekey = rekey or not key.isascii()
+                if isinstance(item, str):
+                    if not item.isascii():
+                        node[key] = _utf8(item)
+                elif isinstance(item, list | dict):
+                    stack.append(item)
+            if rekey:
+                pairs = [(_utf8(k), v) for k, v in node.items()]
+                node.clear()
+                node.update(pairs)
+    return value
+
+
+def _parse_bytes(box: list[bytes], source: str) -> Any:
+    """The JSON value of UTF-8 bytes, taken out of ``box`` so they can be freed while parsing.
+
+    Memory, not speed, is why this is not ``json.loads(data)``: Python stores a string with 4 bytes
+    per character as soon as it holds one character outside the BMP, and real histories do (Roo's
+    environment details say ``💻 Code``), so the decoded document alone would take 4x the file.
+    Unless an escape could produce a non-ASCII character, parsing a latin-1 view of the bytes (1 byte
+    per character, a bijection) gives the same structure with each string's UTF-8 bytes spelled as
+    latin-1 characters; ``_redecode`` then decodes just those strings, strictly. Anything unusual
+    (escapes, bad UTF-8, bad JSON) takes the plain path, which also words the errors.
+    """
+    data = box.pop()
+    if data.isascii() or _WIDE_ESCAPE.search(data) is None:
+        text = data.decode("latin-1")
+        del data
+        try:
+            value = _redecode(json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float))
+        except (ValueError, RecursionError):
+            value = _NARROW_FAILED  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        if value is not _NARROW_FAILED:
+            return value
+        data = text.encode("latin-1")
+        del text
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HistoryError("", f"invalid UTF-8 at byte {exc.start}", source=source) from None
+    del data
+    return _json(text, source)
+
+
+def _load_value(value: Any, source: str) -> History:
     try:
         return load(value, copy=False)
     except HistoryError as exc:
         raise exc.at(source) from None
 
 
+def loads(text: str | bytes, source: str = "<input>") -> History:
+    """A history from JSON text. Errors name ``source`` (a file name) and the place."""
+    value = _parse_bytes([text], source) if isinstance(text, bytes) else _json(text, source)
+    return _load_value(value, source)
+
+
 def read(path: str | os.PathLike[str]) -> History:
     """A history from a file, or from standard input when ``path`` is ``-``."""
     import sys
 
-    if str(path) == "-":
-        return loads(sys.stdin.buffer.read(), source="<stdin>")
+    source = "<stdin>" if str(path) == "-" else str(path)
     try:
-        data = Path(path).read_bytes()
+        box = [sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()]
     except OSError as exc:
-        raise HistoryError("", f"cannot read: {exc.strerror or exc}", source=str(path)) from None
-    return loads(data, source=str(path))
+        raise HistoryError("", f"cannot read: {exc.strerror or exc}", source=source) from None
+    # The box hands the only reference to the bytes over, so they are freed once decoded.
+    value = _parse_bytes(box, source)
+    return _load_value(value, source)
 
 
 def dump_block(block: Block, copy: bool = True) -> dict[str, Any]:
@@ -358,3 +432,32 @@ def dump(history: History, copy: bool = True) -> list[dict[str, Any]]:
 def dumps(history: History, indent: int | None = None) -> str:
     """Strict JSON text (no NaN, no Infinity) of a history."""
     return json.dumps(dump(history, copy=False), ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def write(history: History, stream: BinaryIO, indent: int | None = None) -> None:
+    """``dumps(history, indent)`` as UTF-8 bytes on ``stream``, one message at a time.
+
+    One message at a time because the whole document as one Python string can take 4x its size
+    (see ``_parse_bytes``). A message holding a lone surrogate, which UTF-8 cannot carry, is
+    written with ASCII escapes instead: the same JSON value.
+    """
+    if not history:
+        stream.write(b"[]")
+        return
+    # json.dumps lays a list out as "[a, b]", or with an indent as "[\n" + shifted items + "\n]".
+    prefix = "" if indent is None else " " * indent
+    stream.write(b"[" if indent is None else b"[\n")
+    for n, message in enumerate(history):
+        value = dump_message(message, copy=False)
+        if n:
+            stream.write(b", " if indent is None else b",\n")
+        for ascii_only in (False, True):
+            text = json.dumps(value, ensure_ascii=ascii_only, indent=indent, allow_nan=False)
+            if indent is not None:
+                text = prefix + text.replace("\n", "\n" + prefix)  # JSON strings hold no raw newline
+            try:
+                stream.write(text.encode("utf-8"))
+                break
+            except UnicodeEncodeError:
+                continue
+    stream.write(b"]" if indent is None else b"\n]")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import io
 import json
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxmodel.codec import dump, dumps, load, loads
+from ctxmodel.codec import dump, dumps, load, loads, write
 from ctxmodel.errors import HistoryError
 from ctxmodel.model import Opaque, Text, ToolResult, ToolUse
 
@@ -223,3 +224,47 @@ def test_text_errors_name_the_source() -> None:
     assert str(caught.value) == "h.json: messages.0.content: expected a string or an array of blocks, got a number"
     with pytest.raises(HistoryError, match="out of range"):
         loads("[1e999]")
+
+
+@given(HISTORIES, st.sampled_from([None, 0, 2]))
+def test_write_streams_exactly_what_dumps_gives(value: list[dict[str, Any]], indent: int | None) -> None:
+    history = load(value)
+    stream = io.BytesIO()
+    write(history, stream, indent=indent)
+    text = dumps(history, indent=indent)
+    try:
+        assert stream.getvalue() == text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: written with escapes, the same value
+        assert json.loads(stream.getvalue()) == json.loads(text)
+
+
+@given(HISTORIES)
+def test_loading_bytes_equals_loading_text(value: list[dict[str, Any]]) -> None:
+    # Raw UTF-8 (the narrow latin-1 path) and \\u escapes (the plain path) must load the same history.
+    for ensure_ascii in (False, True):
+        text = json.dumps(value, ensure_ascii=ensure_ascii)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        assert loads(data) == loads(text)
+        assert dump(loads(data)) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"role": "user", "content": "💻 Code \\u001b[31mred\\u001b[0m é ü 漢字"}]',
+        '[{"role": "user", "content": "escaped \\u00e9 next to raw é"}]',
+        '[{"role": "user", "content": "x", "clé": {"ключ": ["💻"]}}]',
+        '[{"role": "user", "content": "a backslash then u: \\\\u00e9 and é"}]',
+    ],
+)
+def test_non_ascii_documents_load_the_same_from_bytes(text: str) -> None:
+    assert dump(loads(text.encode("utf-8"))) == json.loads(text)
+
+
+def test_bad_utf8_inside_a_string_is_refused_with_its_byte() -> None:
+    data = '[{"role": "user", "content": "💻 ok'.encode() + b"\xc3\x28" + b'"}]'
+    with pytest.raises(HistoryError, match="invalid UTF-8 at byte 37"):
+        loads(data)

@@ -11,7 +11,6 @@ Input errors propagate as ``HistoryError`` and are printed by ``ctxmodel.cli.mai
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from typing import BinaryIO
 import click
 
 from ctxmodel import exitcodes
-from ctxmodel.codec import dump, dumps, read
+from ctxmodel.codec import read, write
 from ctxmodel.errors import UsageError
 from ctxmodel.model import History, Message
 from ctxmodel.normalize import normalize_report
@@ -105,17 +104,13 @@ def validate_command(file: str, raw: bool, thinking: bool | None, show: bool) ->
     click.echo(_one_line(f"{scope}: the API would accept its structure"), err=True)
 
 
-def _encode(history: History, indent: int | None) -> bytes:
-    """UTF-8 JSON; ASCII escapes when a string holds a lone surrogate UTF-8 cannot carry."""
-    text = dumps(history, indent=indent)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        ascii_text = json.dumps(dump(history, copy=False), ensure_ascii=True, indent=indent, allow_nan=False)
-        return ascii_text.encode("ascii") + b"\n"
+def _emit(history: History, stream: BinaryIO, indent: int | None) -> None:
+    """UTF-8 JSON, streamed message by message (a 50 MB history never becomes one string)."""
+    write(history, stream, indent=indent)
+    stream.write(b"\n")
 
 
-def _write_atomically(target: str, data: bytes) -> None:
+def _write_atomically(target: str, history: History, indent: int | None) -> None:
     """Write through a temporary file and a rename, so a failed run never leaves half a history."""
     directory = os.path.dirname(os.path.abspath(target))
     try:
@@ -124,7 +119,7 @@ def _write_atomically(target: str, data: bytes) -> None:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _emit(history, handle, indent)
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -156,20 +151,22 @@ def normalize_command(file: str, out: str | None, orphans: str, trailing: str, r
     history = read(file)
     judged, positions = _request(history, raw)
     result, report = normalize_report(judged, orphans=orphans, trailing=trailing)
-    data = _encode(result, indent)
+    scope = _scope(file, history, judged, raw)
+    stored, sent = len(history), len(positions)
+    del history, judged  # only the result is needed from here on: a 50 MB file should not be held twice
     if out is None or out == "-":
         stream: BinaryIO = sys.stdout.buffer
-        stream.write(data)
+        _emit(result, stream, indent)
         stream.flush()
     else:
-        _write_atomically(out, data)
-    click.echo(_one_line(_scope(file, history, judged, raw)), err=True)
+        _write_atomically(out, result, indent)
+    click.echo(_one_line(scope), err=True)
     lines = report.lines()
     if not lines:
         click.echo("no pairing changes", err=True)
     for line in lines:
         click.echo(_one_line(line), err=True)
-    if not raw and len(positions) != len(history):
+    if not raw and sent != stored:
         click.echo("(message numbers above are positions in the request, not in the file)", err=True)
 
 
