@@ -400,17 +400,44 @@ def test_deterministic_with_a_fixed_id_factory() -> None:
 # -- degradation (rule 5 and the reference's choice) ----------------------------------------------
 
 
-def test_block_just_above_the_floor_is_never_made_longer() -> None:
-    for extra in (1, 20, 60, 80):
-        text = "s" * (FLOOR_CHARS + extra)
+@pytest.mark.parametrize("which", ["fake", "zoo"])
+@pytest.mark.parametrize("unit", ["s", " information", "x y "])
+def test_block_just_above_the_floor_is_never_made_longer(which: str, unit: str) -> None:
+    # " information" is one token per 12 characters: a 200-character prefix plus the notice has MORE
+    # tokens than 300 such characters, though fewer characters (domain §3.7 reviewer finding 1, D10).
+    counter = CharCounter() if which == "fake" else real_counter()
+    for extra in (1, 20, 60, 80, 100, 150):
+        text = (unit * 400)[: FLOOR_CHARS + extra]
         value = [user("task " * 200), assistant_call("t"), results("t", text)]
-        result, messages = run(value, **budget_for(value, tokens_of(value) - 5))
+        result, messages = run(value, **budget_for(value, tokens_of(value, counter) - 5), counter=counter)
         for d in result.degraded:
             assert d.after_chars < d.before_chars and d.after_tokens < d.before_tokens
+        new_block = load(messages)[2].content[0]
+        old_block = load(value)[2].content[0]
+        assert counter.raw_block(new_block) <= counter.raw_block(old_block)
         content = messages[2]["content"][0]["content"]
         assert len(content) <= len(text)
         if result.error is not None:
             assert messages == value
+        elif content != text:
+            assert counter.raw_block(new_block) < counter.raw_block(old_block)
+
+
+def test_a_budget_below_the_floor_keeps_the_floor() -> None:
+    text = "".join(f"{i:05d} " for i in range(2_000))  # 12,000 characters
+    value = [user("task"), assistant_call("t"), results("t", text)]
+    at_floor = [
+        user("task"),
+        assistant_call("t"),
+        results("t", text[:FLOOR_CHARS] + notice_text(len(text) - FLOOR_CHARS)),
+    ]
+    # Room for exactly the floor plus notice: it fits, and the prefix is exactly the floor.
+    fit, messages = run(value, **budget_for(value, tokens_of(at_floor)))
+    assert fit.error is None
+    assert messages[2]["content"][0]["content"] == at_floor[2]["content"][0]["content"]
+    # Less room than that: the floor is never crossed, so recovery fails and changes nothing.
+    short, messages = run(value, **budget_for(value, tokens_of(at_floor) - 3))
+    assert short.error is not None and short.error.startswith(FAILED_PREFIX) and messages == value
 
 
 def test_degraded_text_is_a_prefix_of_at_least_the_floor_plus_notice() -> None:
@@ -709,3 +736,16 @@ def test_no_cut_leaves_text_after_an_unresolved_server_tool_call() -> None:
     before = {v.rule for v in validate(effective(load(value)))}
     assert "server-tool-pending" not in before
     assert {v.rule for v in validate(effective(result.messages))} <= before
+
+
+def test_a_cut_that_would_add_tokens_is_skipped_for_the_next_block() -> None:
+    # The largest block is token-dense-free (" information": 12 characters a token), so cutting it to
+    # the floor plus the notice would ADD tokens: it is skipped, and the next block is cut instead.
+    counter = real_counter()
+    value = parallel_results({"a": 1, "b": 1})
+    value[2]["content"][0]["content"] = (" information" * 40)[:350]
+    value[2]["content"][1]["content"] = ("x y " * 100)[:340]
+    result, messages = run(value, **budget_for(value, tokens_of(value, counter) - 40), counter=counter)
+    assert result.error is None
+    assert [d.path for d in result.degraded] == ["messages.2.content.1.content"]
+    assert messages[2]["content"][0] == value[2]["content"][0]
