@@ -1,0 +1,125 @@
+"""Properties of ``count`` (contract §5 "Required of a target that offers count").
+
+Agreement is judged against the harness's counter under the tokenizer the target declares, the
+system prompt counted by its own call (fudge applied once per call, §4). The contract leaves open
+whether ``count`` counts the messages as given (the reference does: it is the counter) or their
+effective history (what the API sees, as the harness does when it recounts a recovery); both are
+accepted, never a third figure.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+from properties.catalogue import Finding, Probe, Property, register
+from properties.judge import guarded, short
+
+#: One million characters: the size at which the WASM tiktoken of the field crashes (contract §5).
+PATHOLOGICAL_SIZE = 1_000_000
+PATHOLOGICAL_KINDS: tuple[str, ...] = ("one-char", "no-whitespace", "multibyte-one-char", "digits")
+_NOSPACE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/=_-.:;,"
+
+
+@cache
+def pathological_text(kind: str) -> str:
+    """A fixed text per kind (cached: Hypothesis draws the kind, never a million characters)."""
+    if kind == "one-char":
+        return "a" * PATHOLOGICAL_SIZE
+    if kind == "multibyte-one-char":
+        return "é" * PATHOLOGICAL_SIZE
+    if kind == "digits":
+        return "1234567890" * (PATHOLOGICAL_SIZE // 10)
+    rng = random.Random(20240611)
+    return "".join(rng.choice(_NOSPACE) for _ in range(PATHOLOGICAL_SIZE))
+
+
+def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    from strategies import histories, texts
+
+    big = texts(max_size=3000).map(lambda t: [{"role": "user", "content": t}])
+    messages = st.one_of(histories(), big)
+    system = st.one_of(st.none(), texts(), texts(max_size=2000))
+
+    def build(m: list[dict[str, Any]], s: str | None) -> dict[str, Any]:
+        return {"messages": m} if s is None else {"messages": m, "systemPrompt": s}
+
+    return st.builds(build, messages, system)
+
+
+def _pathological(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    def build(kind: str, where: str) -> dict[str, Any]:
+        text = pathological_text(kind)
+        if where == "system":
+            return {"messages": [{"role": "user", "content": "hi"}], "systemPrompt": text}
+        return {"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]}
+
+    return st.builds(build, st.sampled_from(PATHOLOGICAL_KINDS), st.sampled_from(("message", "system")))
+
+
+def _tokens(probe: Probe, params: dict[str, Any]) -> tuple[int | None, str]:
+    result = probe.call("count", params)
+    tokens = result.get("tokens") if isinstance(result, dict) else None
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        return None, f"count returned {short(result)}: expected {{\"tokens\": a non-negative integer}}"
+    return tokens, ""
+
+
+def agrees(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    tokens, problem = _tokens(probe, params)
+    expected = f"the harness's count under the declared tokenizer {probe.tokenizer!r} (§5)"
+    if tokens is None:
+        yield Finding.fail(problem, expected)
+        return
+    messages, system = params["messages"], params.get("systemPrompt", "")
+    count = getattr(probe, "count", None)
+    harness = count(messages, system) if count is not None else None
+    if tokens == harness:
+        return
+    visible = probe.recount(messages, system)
+    if tokens == visible:
+        return
+    yield Finding.fail(
+        f"count says {tokens} tokens; the harness counts {harness} for the messages as given "
+        f"({visible} for their effective history), system prompt of {len(system)} characters counted separately",
+        expected,
+    )
+
+
+def pathological(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    tokens, problem = _tokens(probe, params)
+    if tokens is None:
+        yield Finding.fail(problem, "an answer on every input, 1 MB without whitespace included (§5)")
+
+
+register(
+    Property(
+        id="count.agrees",
+        op="count",
+        clause="contract §5",
+        summary="count equals the harness's count under the tokenizer the target declares (system prompt counted "
+        "separately).",
+        params=_counting,
+        check=guarded(agrees),
+        requires={"count"},
+    )
+)
+register(
+    Property(
+        id="count.pathological-answers",
+        op="count",
+        clause="contract §5",
+        summary="count answers (no exception, no hang) on 1 MB of one repeated character or without whitespace.",
+        params=_pathological,
+        check=guarded(pathological),
+        requires={"count"},
+    )
+)
