@@ -44,6 +44,8 @@ _OFFSET = 0x20000
 _DISTINCT_SEARCH = 24
 #: Above this many distinct adjacent pairs the piece is not a run: leave it to tiktoken.
 _MAX_PAIR_KINDS = 4096
+#: Bound of the pair-rank memo.
+_MAX_CACHED_PAIRS = 1 << 18
 
 
 class LongPieceBPE:
@@ -73,6 +75,8 @@ class LongPieceBPE:
             return self._pair_rank[pair]
         except KeyError:
             rank = self._ranks.get(self._part_bytes(pair[0]) + self._part_bytes(pair[1]))
+            if len(self._pair_rank) >= _MAX_CACHED_PAIRS:
+                self._pair_rank.clear()  # a memo, not state: bounded for long fuzz campaigns
             self._pair_rank[pair] = rank
             return rank
 
