@@ -130,8 +130,8 @@ def visibility(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
         "existing summary/marker; only orphan results may also be dropped (§2)"
     if i < len(expected):
         src = kept[i]
-        shown = f"messages.{k} of the effective history is {short(got[k], 100)}" if k < len(got) else "it ends there"
-        yield Finding.fail(f"input messages.{src} is visible but missing or changed: {shown}", rule)
+        shown = f"its messages.{k} is {short(got[k], 100)} instead" if k < len(got) else "it ends before it"
+        yield Finding.fail(f"input messages.{src} is visible but missing from the target's effective history: {shown}", rule)
     else:
         yield Finding.fail(
             f"messages.{k} of the effective history ({short(got[k], 100)}) should be hidden or is not in the input",

@@ -115,7 +115,8 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 kind = btype(blocks[m - 1]) if m > 0 else "?"
                 yield Finding.fail(
                     f"messages.{k + 1}.content.{m}: the tool_result for {tool_id} (messages.{k}) comes after "
-                    f"a {kind} block, so the API finds no result for it at the start of the message",
+                    f"{'an' if str(kind)[:1] in 'aeiou' else 'a'} {kind} block, so the API finds no result for it "
+                    "at the start of the message",
                     expected,
                 )
             else:
