@@ -325,11 +325,14 @@ def _parse_bytes(box: list[bytes], source: str) -> Any:
     (escapes, bad UTF-8, bad JSON) takes the plain path, which also words the errors.
     """
     data = box.pop()
-    if data.isascii() or _WIDE_ESCAPE.search(data) is None:
+    ascii_only = data.isascii()
+    if ascii_only or _WIDE_ESCAPE.search(data) is None:
         text = data.decode("latin-1")
         del data
         try:
-            value = _redecode(json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float))
+            value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+            if not ascii_only:
+                value = _redecode(value)
         except (ValueError, RecursionError):
             value = _NARROW_FAILED  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         if value is not _NARROW_FAILED:
