@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.text import WORDS, chance, texts
+from strategies.text import WORDS, chance, memo, texts
 
 __all__ = [
     "BLOCK_EXTRA_KEYS",
@@ -50,6 +50,7 @@ META_EXTRA_KEYS: tuple[tuple[str, Any], ...] = (
 _MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
+@memo
 def tool_names() -> st.SearchStrategy[str]:
     return st.sampled_from(("read_file", "execute_command", "write_to_file", "apply_diff", "search_files",
                             "list_files", "attempt_completion", "ask_followup_question"))
@@ -65,6 +66,7 @@ _scalars = st.one_of(
 )
 
 
+@memo
 def json_inputs() -> st.SearchStrategy[Any]:
     """A ``tool_use`` input: an object, usually shaped like a real tool call, sometimes arbitrary JSON."""
     plain = st.fixed_dictionaries(
@@ -79,9 +81,10 @@ def json_inputs() -> st.SearchStrategy[Any]:
                      max_leaves=6),
         max_size=4,
     )
-    return st.one_of(plain, arbitrary)
+    return chance(15).flatmap(lambda odd: arbitrary if odd else plain)
 
 
+@memo
 @st.composite
 def _extra_keys(draw: st.DrawFn, percent: int, pool: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
     if not draw(chance(percent)):
@@ -90,14 +93,17 @@ def _extra_keys(draw: st.DrawFn, percent: int, pool: tuple[tuple[str, Any], ...]
     return {key: copy.deepcopy(value)}  # fresh: a mutating target must not poison later examples
 
 
+@memo
 def block_extras(percent: int) -> st.SearchStrategy[dict[str, Any]]:
     return _extra_keys(percent, BLOCK_EXTRA_KEYS)
 
 
+@memo
 def meta_extras(percent: int) -> st.SearchStrategy[dict[str, Any]]:
     return _extra_keys(percent, META_EXTRA_KEYS)
 
 
+@memo
 @st.composite
 def text_blocks(draw: st.DrawFn, *, text: st.SearchStrategy[str] | None = None, extra_percent: int = 0) -> dict:
     block: dict[str, Any] = {"type": "text", "text": draw(text if text is not None else texts(nonblank=True))}
@@ -105,6 +111,7 @@ def text_blocks(draw: st.DrawFn, *, text: st.SearchStrategy[str] | None = None, 
     return block
 
 
+@memo
 @st.composite
 def image_blocks(draw: st.DrawFn, *, max_bytes: int = 48, url_percent: int = 15) -> dict:
     """A base64 image (the token rule reads ``len(data)``, contract §5) or, now and then, a URL image."""
@@ -121,6 +128,7 @@ def image_blocks(draw: st.DrawFn, *, max_bytes: int = 48, url_percent: int = 15)
     }
 
 
+@memo
 @st.composite
 def tool_use_blocks(draw: st.DrawFn, tool_id: str, *, extra_percent: int = 0) -> dict:
     block: dict[str, Any] = {
@@ -134,6 +142,7 @@ def tool_use_blocks(draw: st.DrawFn, tool_id: str, *, extra_percent: int = 0) ->
 RESULT_FORMS: tuple[str, ...] = ("string", "list", "absent", "list-image")
 
 
+@memo
 @st.composite
 def tool_result_blocks(
     draw: st.DrawFn,
@@ -163,6 +172,7 @@ def tool_result_blocks(
     return block
 
 
+@memo
 @st.composite
 def thinking_blocks(draw: st.DrawFn) -> dict:
     """A thinking block as Zoo stores it (with a signature, domain §1.2); must round-trip verbatim."""
@@ -170,12 +180,14 @@ def thinking_blocks(draw: st.DrawFn) -> dict:
         ("sig", "EqQBCkgIARABGAIiQL2s", "ErUBCkYIBBgCIkB")))}
 
 
+@memo
 @st.composite
 def redacted_thinking_blocks(draw: st.DrawFn) -> dict:
     raw = draw(st.binary(min_size=1, max_size=24))
     return {"type": "redacted_thinking", "data": base64.b64encode(raw).decode("ascii")}
 
 
+@memo
 @st.composite
 def unknown_blocks(draw: st.DrawFn, role: str = "assistant") -> dict:
     """A block type the model does not know (domain §1.2: ``reasoning``, ``document``, Gemini signatures...)."""

@@ -30,7 +30,7 @@ from strategies.blocks import (
 )
 from strategies.ids import ID_STYLES, make_unique, tool_ids
 from strategies.labels import label, visibility
-from strategies.text import chance, texts
+from strategies.text import chance, memo, texts
 
 __all__ = ["SUMMARY_PREFIX", "TS_BASE", "histories", "marker_text", "well_formed_histories"]
 
@@ -107,6 +107,7 @@ class _Turn:
     u_meta: dict[str, Any]
 
 
+@memo
 def _result_text(k: _Knobs) -> st.SearchStrategy[str]:
     """Result bodies: may be empty (the API takes it), sometimes oversized (recovery, contract §4.5)."""
     small = texts()
@@ -115,6 +116,7 @@ def _result_text(k: _Knobs) -> st.SearchStrategy[str]:
     return st.integers(0, 99).flatmap(lambda n: texts(min_size=2000, max_size=20_000) if n >= 92 else small)
 
 
+@memo
 @st.composite
 def _call(draw: st.DrawFn, k: _Knobs) -> _Call:
     raw_id = draw(tool_ids(styles=k.id_styles, bad=k.bad_ids))
@@ -131,6 +133,7 @@ def _call(draw: st.DrawFn, k: _Knobs) -> _Call:
     return _Call(raw_id, use, result, has_result, dup, reuse, dup_in_message)
 
 
+@memo
 @st.composite
 def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
     calls = draw(st.lists(_call(k), max_size=k.max_calls))
@@ -239,6 +242,7 @@ def _build_turns(first: Msg, turns: Sequence[_Turn]) -> list[Msg]:
     return msgs
 
 
+@memo
 @st.composite
 def _first_message(draw: st.DrawFn, k: _Knobs) -> Msg:
     if k.string_content and draw(chance(25)):
@@ -350,7 +354,7 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
         used = {str(b.get("id")) for m in msgs if isinstance(m["content"], list) for b in m["content"]}
         calls = draw(st.lists(tool_ids(styles=k.id_styles, bad=False), min_size=1, max_size=2))
         ids = [make_unique(c, used) for c in calls]
-        msgs.append({"role": "assistant", "content": [draw(tool_use_blocks(t)) for t in ids]})
+        msgs.append({"role": "assistant", "content": [{**draw(tool_use_blocks("")), "id": t} for t in ids]})
     if k.summaries:
         for n in range(2):
             if draw(chance(28 if n == 0 else 30)):
@@ -362,7 +366,7 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
     if k.dangling_parents and draw(chance(5)):
         a = draw(st.integers(0, len(msgs) - 1))
         msgs[a].setdefault("condenseParent", "cond-rewound")
-    if k.defects and draw(chance(12)):
+    if k.defects and draw(chance(22)):
         draw(_defect(msgs))
     if k.timestamps and draw(chance(50)):
         _timestamps(msgs)
@@ -448,6 +452,7 @@ class _WfKnobs:
 
 @attrs.frozen
 class _WfTurn:
+    think: Block | None
     a_pre: list[Block]
     calls: list[tuple[str, Block, Block]]
     u_post: list[Block]
@@ -456,6 +461,7 @@ class _WfTurn:
     u_meta: dict[str, Any]
 
 
+@memo
 @st.composite
 def _wf_turn(draw: st.DrawFn, k: _WfKnobs) -> _WfTurn:
     n_calls = draw(st.integers(0, k.max_calls))
@@ -468,9 +474,10 @@ def _wf_turn(draw: st.DrawFn, k: _WfKnobs) -> _WfTurn:
         use = draw(tool_use_blocks(""))
         calls.append((raw_id, use, draw(tool_result_blocks("", forms=k.result_forms, is_error=k.is_error,
                                                             text=body))))
+    think = None
+    if k.thinking and calls:
+        think = draw(redacted_thinking_blocks() if draw(chance(30)) else thinking_blocks())
     a_pre: list[Block] = []
-    if k.thinking and calls and draw(chance(20)):
-        a_pre.append(draw(redacted_thinking_blocks() if draw(chance(30)) else thinking_blocks()))
     if not calls or draw(chance(40)):
         a_pre.append(draw(text_blocks(text=k.text)))
     u_post: list[Block] = []
@@ -483,7 +490,7 @@ def _wf_turn(draw: st.DrawFn, k: _WfKnobs) -> _WfTurn:
         user_string = draw(texts(nonblank=True))
     a_meta = draw(meta_extras(5)) if k.unknown_keys else {}
     u_meta = draw(meta_extras(5)) if k.unknown_keys else {}
-    return _WfTurn(a_pre, calls, u_post, user_string, a_meta, u_meta)
+    return _WfTurn(think, a_pre, calls, u_post, user_string, a_meta, u_meta)
 
 
 def _is_assistant(m: Msg) -> bool:
@@ -498,12 +505,16 @@ def _wf_histories(draw: st.DrawFn, k: _WfKnobs) -> list[Msg]:
     else:
         first = {"role": "user", "content": [draw(text_blocks(text=texts(nonblank=True)))]}
     turns = draw(st.lists(_wf_turn(k), min_size=k.min_turns, max_size=k.max_turns))
+    # Thinking is on or off for the whole session: with it on, the oracle requires the last tool
+    # turn to open with a thinking block (domain §5.2), and a correct agent stores one on every turn.
+    thinking_on = k.thinking and draw(chance(35))
     msgs: list[Msg] = [first]
     used: set[str] = set()
     for t_i, turn in enumerate(turns):
         ids = [make_unique(raw, used) for raw, _, _ in turn.calls]
         uses = [{**use, "id": tid} for (_, use, _), tid in zip(turn.calls, ids, strict=True)]
-        msgs.append({"role": "assistant", "content": list(turn.a_pre) + uses, **turn.a_meta})
+        think = [turn.think] if thinking_on and turn.think is not None else []
+        msgs.append({"role": "assistant", "content": think + list(turn.a_pre) + uses, **turn.a_meta})
         last = t_i == len(turns) - 1
         if last and not turn.calls and not k.pending and draw(chance(20)):
             break  # ends on an assistant text reply
@@ -514,7 +525,9 @@ def _wf_histories(draw: st.DrawFn, k: _WfKnobs) -> list[Msg]:
             msgs.append({"role": "user", "content": results + list(turn.u_post), **turn.u_meta})
     if k.pending and msgs[-1]["role"] == "user" and draw(chance(30)):
         calls = draw(st.lists(tool_ids(styles=k.id_styles, bad=False), min_size=1, max_size=2))
-        msgs.append({"role": "assistant", "content": [draw(tool_use_blocks(make_unique(c, used))) for c in calls]})
+        think = [draw(thinking_blocks())] if thinking_on else []
+        msgs.append({"role": "assistant", "content": think + [{**draw(tool_use_blocks("")), "id": make_unique(c, used)}
+                                                              for c in calls]})
     if k.summaries:
         for n in range(2):
             starts = [i for i, m in enumerate(msgs) if i > 0 and _is_assistant(m)]

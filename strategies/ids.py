@@ -10,7 +10,7 @@ import re
 
 from hypothesis import strategies as st
 
-from strategies.text import chance
+from strategies.text import chance, memo
 
 __all__ = ["BAD_ID_CHARS", "ID_ALPHABET", "ID_PREFIXES", "ID_STYLES", "id_style", "make_unique", "tool_ids"]
 
@@ -45,6 +45,7 @@ def id_style(tool_id: str) -> str:
     return best or "other"
 
 
+@memo
 @st.composite
 def tool_ids(
     draw: st.DrawFn,
@@ -56,7 +57,8 @@ def tool_ids(
 ) -> str:
     """One id. Real suffixes are ~24 base62 characters; shrinking keeps one (``toolu_a``)."""
     style = draw(st.sampled_from(styles))
-    suffix = draw(st.text(ID_ALPHABET, min_size=1, max_size=max_suffix))
+    # One integer draw, spelled in base 62: cheap to generate, and it shrinks to 0, spelled "a".
+    suffix = _base62(draw(st.integers(0, len(ID_ALPHABET) ** max_suffix - 1)))
     tool_id = ID_PREFIXES[style] + suffix
     if bad and draw(chance(bad_percent)):
         if draw(chance(25)):
@@ -66,6 +68,15 @@ def tool_ids(
         cut = len(ID_PREFIXES[style]) + where
         tool_id = tool_id[:cut] + char + tool_id[cut:]
     return tool_id
+
+
+def _base62(n: int) -> str:
+    digits = []
+    while True:
+        n, r = divmod(n, len(ID_ALPHABET))
+        digits.append(ID_ALPHABET[r])
+        if n == 0:
+            return "".join(reversed(digits))
 
 
 def make_unique(tool_id: str, used: set[str]) -> str:

@@ -159,6 +159,28 @@ def _with_giant(messages: list[dict[str, Any]], giant: str, at_end: bool) -> lis
     return out
 
 
+def _with_big_middle_result(messages: list[dict[str, Any]], giant: str) -> list[dict[str, Any]]:
+    """The history with one visible result between the first and last visible messages made oversized.
+
+    That result is exactly what recovery may hide or degrade (contract §4.3, §4.5), so the request
+    lands far over budget yet stays recoverable. Unchanged when no such result exists.
+    """
+    hidden = visibility(messages)
+    vis = [i for i, h in enumerate(hidden) if h is None][1:-1]
+    for i in reversed(vis):
+        content = messages[i].get("content")
+        if not isinstance(content, list):
+            continue
+        for j, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                out = list(messages)
+                blocks = list(content)
+                blocks[j] = {**block, "content": giant}
+                out[i] = {**messages[i], "content": blocks}
+                return out
+    return messages
+
+
 @st.composite
 def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]], cases: tuple[str, ...],
               nonpositive_max_tokens: bool) -> dict[str, Any]:
@@ -171,9 +193,13 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
     else:
         max_tokens = draw(st.sampled_from((4096, 8192, 16384, 64000, 1, 100)))
     reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
-    if case == "impossible":
-        giant = draw(texts(min_size=3000, max_size=30_000, kinds=("prose", "code", "nospace", "onechar")))
-        messages = _with_giant(messages, giant, at_end=draw(st.booleans()))
+    if case in ("impossible", "far-over", "little-over"):
+        low = 300 if case == "little-over" else 3000
+        giant = draw(texts(min_size=low, max_size=10 * low, kinds=("prose", "code", "nospace", "onechar")))
+        if case == "impossible":
+            messages = _with_giant(messages, giant, at_end=draw(st.booleans()))
+        else:
+            messages = _with_big_middle_result(messages, giant)
     total = count_request(messages, system_prompt)
     if case == "allowed<=0":
         window = draw(st.integers(1, max(1, math.floor(reserve / 0.9))))
@@ -181,12 +207,18 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
         if case == "within":
             target_allowed = total if draw(chance(25)) else total + draw(st.integers(0, 2 * total + 100))
         elif case == "little-over" and total >= 2:
-            target_allowed = total - draw(st.integers(1, max(1, total // 10)))
+            floor = _irreducible(messages, system_prompt)
+            target_allowed = max(floor, total - draw(st.integers(1, max(1, total // 10))))
         elif case == "impossible":
             floor = _irreducible(messages, system_prompt)
             target_allowed = max(1, floor - 1 - draw(st.integers(0, max(0, floor - 2))))
         else:  # far over (and little-over on a history too small to be a little over)
-            target_allowed = max(1, draw(st.integers(1, max(1, total // 3))))
+            floor = _irreducible(messages, system_prompt)
+            top = total - total // 10 - 1
+            if floor <= top:
+                target_allowed = draw(st.integers(floor, top))
+            else:
+                target_allowed = max(1, draw(st.integers(1, max(1, total // 3))))
         window = _window_for(target_allowed, reserve)
     request = {"messages": messages, "contextWindow": window, "maxTokens": max_tokens, "systemPrompt": system_prompt}
     if currently_in_test_context():
