@@ -276,3 +276,16 @@ def replay(
         tokenizer=fixture.tokenizer,
         probe_factory=probe_factory,
     )
+
+
+def examples_by_property(directory: str | os.PathLike[str]) -> dict[str, list[dict[str, Any]]]:
+    """Promoted fixtures' params by property id, to run first as explicit examples (harness-lessons
+    lesson 1: regressions as ``@example``s, never through the database). No directory, no examples."""
+    path = Path(directory)
+    if not path.is_dir():
+        return {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for file in sorted(path.glob("*.json")):
+        fixture = load_fixture(file)
+        out.setdefault(fixture.property, []).append(fixture.params)
+    return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import click
 
@@ -20,7 +20,7 @@ from ctxmodel.errors import CtxmodelError, TargetError, UsageError
 from ctxmodel.profiles import PROFILES, default_profile, get_profile
 from ctxmodel.targets.base import OPS
 
-__all__ = ["COMMANDS", "check", "parse_policies", "promote_cmd", "replay_cmd"]
+__all__ = ["COMMANDS", "check", "parse_policies", "promote_cmd", "replay_cmd", "split_csv"]
 
 
 def _die(exc: CtxmodelError) -> NoReturn:
@@ -38,22 +38,8 @@ def parse_policies(pairs: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def _split(values: Iterable[str]) -> list[str]:
+def split_csv(values: Iterable[str]) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
-def _regression_examples(directory: str) -> dict[str, list[dict[str, Any]]]:
-    """Promoted fixtures, by property, to run first as explicit examples (harness-lessons lesson 1)."""
-    from ctxmodel.fixtures import load_fixture
-
-    path = Path(directory)
-    if not path.is_dir():
-        return {}
-    out: dict[str, list[dict[str, Any]]] = {}
-    for file in sorted(path.glob("*.json")):
-        fixture = load_fixture(file)
-        out.setdefault(fixture.property, []).append(fixture.params)
-    return out
 
 
 @click.command("check")
@@ -89,6 +75,7 @@ def check(
 ) -> None:
     """Run the property suites against a target; write a fixture for every failure."""
     from ctxmodel import gate
+    from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
     from ctxmodel.targets.spec import open_target, parse_spec
     from properties.catalogue import select
@@ -97,14 +84,14 @@ def check(
         spec = parse_spec(target_spec)
         overrides = parse_policies(policy_pairs)
         chosen_profile = get_profile(profile or default_profile())
-        op_list = _split(ops)
+        op_list = split_csv(ops)
         unknown = [op for op in op_list if op not in OPS]
         if unknown:
             raise UsageError(f"--ops {','.join(unknown)}: expected some of {', '.join(OPS)}")
-        props = select(_split(property_ids), op_list)
+        props = select(split_csv(property_ids), op_list)
         if not props:
             raise UsageError("no property matches --property/--ops")
-        regressions = _regression_examples(regressions_dir)
+        regressions = examples_by_property(regressions_dir)
         target = open_target(spec, timeout=timeout)
     except CtxmodelError as exc:
         _die(exc)

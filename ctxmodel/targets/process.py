@@ -135,6 +135,8 @@ class ProcessTarget:
                 # No describe: the contract's defaults, and every op offered (contract §7).
                 return Description(name=self.argv[-1], version="", ops=frozenset(OPS) - {"describe"})
             self.close()
+            if exc.kind == "start":
+                raise
             raise TargetFailure("start", f"exec:{self.command}: {exc}") from None
         try:
             return parse_description(reply, self.argv[-1])
