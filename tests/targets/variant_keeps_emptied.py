@@ -1,0 +1,58 @@
+"""Legitimate variant: a user message emptied by rule 5 (its results belonged to a removed duplicate
+``tool_use``) is kept, holding the synthetic results the call before it needs, with its metadata —
+instead of being removed and replaced by a fresh message (contract §3.5 allows either).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.targets.variant_reference import Params, Reference
+
+Msg = dict[str, Any]
+
+
+def remove_duplicates(history: list[Msg]) -> list[Msg]:
+    """Contract §3.5 by hand, keeping an emptied user message when the call before it awaits results."""
+    seen: set[str] = set()
+    out: list[Msg] = []
+    later: set[str] = set()
+    for msg in history:
+        content = msg.get("content")
+        drop, later = later, set()
+        new = msg
+        if msg.get("role") == "assistant" and isinstance(content, list):
+            here: set[str] = set()
+            kept = []
+            for b in content:
+                if b.get("type") == "tool_use":
+                    if b.get("id") in seen:
+                        if b.get("id") not in here:
+                            later.add(b.get("id"))
+                        continue
+                    seen.add(b.get("id"))
+                    here.add(b.get("id"))
+                kept.append(b)
+            new = {**msg, "content": kept}
+        elif msg.get("role") == "user" and isinstance(content, list) and drop:
+            new = {**msg, "content": [
+                b for b in content if not (b.get("type") == "tool_result" and b.get("tool_use_id") in drop)
+            ]}
+        if new.get("content") == [] and content not in ([], ""):
+            prev = out[-1] if out else None
+            awaits = prev is not None and prev.get("role") == "assistant" and isinstance(prev.get("content"), list) \
+                and any(b.get("type") == "tool_use" for b in prev["content"])
+            if not (new.get("role") == "user" and awaits):
+                continue
+        out.append(new)
+    return out
+
+
+class Variant(Reference):
+    name = "variant-keeps-emptied"
+
+    def normalize(self, params: Params) -> Params:
+        return super().normalize({**params, "messages": remove_duplicates(params["messages"])})
+
+    def request(self, params: Params) -> Params:
+        return self.normalize({**params, "messages": super().effective(params)["messages"]})
