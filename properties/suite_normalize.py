@@ -228,15 +228,22 @@ def no_relabel(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
             payload = result_payload(block)
             if payload in plan.payloads(tool_id):
                 continue
+            if tool_id not in plan.valid and synthetic_marked(block):
+                continue  # a synthetic result: normalize.synthetic-marked judges it
+            src = plan.use_source.get(tool_id)
+            hits = orphans_by_payload.get(payload, [])
+            if policy == "relabel" and tool_id not in plan.valid and src is not None and any(
+                plan.position.get(o.source) == plan.position.get(src, -2) + 1 for o in hits
+            ):
+                continue  # an allowed relabel (payloads of different results may coincide)
             others = sorted(owners.get(payload, set()) - {tool_id})
-            if others and not (tool_id not in plan.valid and synthetic_marked(block)):
+            if others:
                 yield Finding.fail(
                     f"messages.{k + 1}.content.{m}: the valid result of {others[0]} now answers {tool_id}",
                     "a valid result is never moved to another id (§3.2)",
                 )
                 return
-            hits = orphans_by_payload.get(payload, [])
-            if not hits or (tool_id not in plan.valid and synthetic_marked(block)):
+            if not hits:
                 continue
             orphan = hits[0]
             where = f"the orphan of input messages.{orphan.source}.content.{orphan.block} (id {orphan.id})"
@@ -253,13 +260,11 @@ def no_relabel(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                     f"orphans {'dropped' if policy == 'drop' else 'dropped or turned to text'} (orphans={policy}, §3.4)",
                 )
                 return
-            src = plan.use_source.get(tool_id)
-            if src is None or plan.position.get(orphan.source) != plan.position.get(src, -2) + 1:
-                yield Finding.fail(
-                    f"messages.{k + 1}.content.{m}: {where} was relabelled as {tool_id}, a call of another turn",
-                    "relabel only onto a tool_use of the message right before the orphan (§3.4)",
-                )
-                return
+            yield Finding.fail(
+                f"messages.{k + 1}.content.{m}: {where} was relabelled as {tool_id}, a call of another turn",
+                "relabel only onto a tool_use of the message right before the orphan (§3.4)",
+            )
+            return
 
 
 @_prop(
