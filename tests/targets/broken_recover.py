@@ -199,16 +199,18 @@ class SucceedsOverBudget(Reference):
 
 
 class ErrorKeepsPartialWork(Reference):
-    """Fails, but returns the half-recovered history with the error."""
+    """Fails, but returns what it had done so far: a marker it inserted before giving up."""
 
     name = "broken-error-keeps-partial-work"
 
     def recover(self, params: Params) -> Params:
         out = ref.op_recover(params)
-        if out["error"] is not None and allowed(params) > 0:
-            partial = _roomier(params)
-            if partial is not None:
-                out["messages"] = partial["messages"]
+        if out["error"] is not None:
+            partial = _roomier(params) if allowed(params) > 0 else None
+            out["messages"] = partial["messages"] if partial is not None else [*params["messages"], {
+                "role": "user", "content": "[Sliding window truncation: 0 messages hidden to reduce context]",
+                "isTruncationMarker": True, "truncationId": "partial",
+            }]
         return out
 
 

@@ -1,0 +1,114 @@
+"""Every property catches a deliberately broken target (HACKING.md: a property no witness can fail
+is a bug). Each witness breaks one thing; the test asserts which property reports it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import Phase
+
+from ctxmodel.gate import run_property
+from ctxmodel.policies import resolve
+from ctxmodel.profiles import Profile
+from ctxmodel.targets import Description, TargetFailure, open_target
+from properties.catalogue import all_properties, get
+from tests.targets import broken_ops
+
+N = "python:tests.targets.broken_normalize"
+O = "python:tests.targets.broken_ops"
+R = "python:tests.targets.broken_recover"
+
+#: (target spec, property id, severity it must produce)
+WITNESSES: list[tuple[str, str, str]] = [
+    (f"{N}:ResultsSplit", "normalize.results-lead", "fail"),
+    (f"{N}:ResultOrderReversed", "normalize.result-order", "fail"),
+    (f"{N}:EditsValidResult", "normalize.valid-results-kept", "fail"),
+    (f"{N}:PositionalRemap", "normalize.no-relabel", "fail"),
+    (f"{N}:UnmarkedSynthetic", "normalize.synthetic-marked", "fail"),
+    (f"{N}:SynthesizesOverValid", "normalize.synthetic-only-where-missing", "fail"),
+    (f"{N}:DropsDeclaredToText", "normalize.orphans-per-policy", "fail"),
+    (f"{N}:KeepsDuplicateToolUses", "normalize.duplicate-ids", "fail"),
+    (f"{N}:StripsMetadata", "normalize.keeps-other-content", "fail"),
+    (f"{N}:LeavesEmptiedMessages", "normalize.no-empty-messages", "fail"),
+    (f"{N}:NotIdempotent", "normalize.idempotent", "fail"),
+    (f"{N}:ClosesDeclaredLeave", "normalize.trailing-per-policy", "fail"),
+    (f"{O}:DanglingParentsHide", "effective.visibility", "fail"),
+    (f"{O}:CleansInEffective", "effective.subsequence", "fail"),
+    (f"{O}:TextBeforeResults", "request.oracle", "fail"),
+    (f"{O}:RemembersToolUses", "purity.normalize", "fail"),
+    (f"{O}:RemembersToolUses", "purity.effective", "fail"),
+    (f"{O}:RemembersToolUses", "purity.request", "fail"),
+    (f"{O}:RemembersToolUses", "purity.recover", "fail"),
+    (f"{O}:RemembersToolUses", "purity.count", "fail"),
+    (f"{O}:CountsPerMessage", "count.agrees", "fail"),
+    (f"{O}:CrashesOnLongWords", "count.pathological-answers", "fail"),
+    (f"{R}:LooseResultShape", "recover.result-shape", "fail"),
+    (f"{R}:NoNonpositiveGuard", "recover.allowed-nonpositive-errors", "fail"),
+    (f"{R}:RefusesWithinBudget", "recover.within-budget-unchanged", "fail"),
+    (f"{R}:DeletesHidden", "recover.never-deletes", "fail"),
+    (f"{R}:TagsFirstVisible", "recover.tagging-rules", "fail"),
+    (f"{R}:SplitsPairs", "recover.no-new-pairing-violations", "fail"),
+    (f"{R}:ReplacesImages", "recover.degrade-only-text", "fail"),
+    (f"{R}:NoticeGrows", "recover.degraded-shrink", "fail"),
+    (f"{R}:ZeroProgressSuccess", "recover.progress-or-error", "fail"),
+    (f"{R}:SucceedsOverBudget", "recover.fits-or-converges", "fail"),
+    (f"{R}:ErrorKeepsPartialWork", "recover.error-leaves-input", "fail"),
+    (f"{R}:ErrorTextPlain", "recover.error-text", "fail"),
+    (f"{R}:ClaimsToFit", "recover.reported-tokens", "fail"),
+    (f"{R}:GivesUp", "recover.gives-up-where-possible", "warn"),
+]
+
+#: Enough examples for the rarer shapes (a far-over recovery that succeeds, a pair next to a cut);
+#: deterministic, no shrinking: the test asks which property fails, not for the minimal input.
+PROFILE = Profile("witness", max_examples=200, deterministic=True, use_database=False,
+                  phases=(Phase.explicit, Phase.generate))
+
+
+def _findings(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None = None) -> tuple[str, int]:
+    policies = resolve(target.description.policies)
+    outcome = run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
+                           profile=PROFILE, fixtures_dir=tmp_path, target_spec="witness", max_examples=max_examples)
+    return outcome.status, outcome.warnings_total
+
+
+@pytest.mark.parametrize(("spec", "prop_id", "severity"), WITNESSES, ids=[w[1] for w in WITNESSES])
+def test_witness_is_caught_by_its_property(spec: str, prop_id: str, severity: str, tmp_path: Any) -> None:
+    # A warning never stops the run, so a warning witness gets fewer examples.
+    status, warnings = _findings(open_target(spec), prop_id, tmp_path, None if severity == "fail" else 40)
+    if severity == "fail":
+        assert status == "failed", f"{prop_id} did not catch {spec}"
+    else:
+        assert status == "passed" and warnings > 0, f"{prop_id} gave no warning for {spec}"
+
+
+class DirectTarget:
+    """An in-process target that hands the target object the probe's own params (no copy), as an
+    agent's code would be handed its caller's history: what a mutation looks like from outside."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        reply = obj.describe({})
+        self.description = Description(reply["name"], reply["version"], frozenset(reply["ops"]),
+                                       reply["tokenizer"], reply["policies"])
+
+    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            result: dict[str, Any] = getattr(self.obj, op)(params)
+        except Exception as exc:
+            raise TargetFailure("exception", f"{op}: {exc}") from None
+        return result
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("op", ["normalize", "effective", "request", "recover", "count"])
+def test_mutating_input_is_caught(op: str, tmp_path: Any) -> None:
+    status, _ = _findings(DirectTarget(broken_ops.MutatesInput()), f"purity.{op}", tmp_path)
+    assert status == "failed"
+
+
+def test_every_property_has_a_witness() -> None:
+    witnessed = {w[1] for w in WITNESSES}
+    assert {p.id for p in all_properties()} <= witnessed
