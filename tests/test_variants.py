@@ -14,6 +14,7 @@ from ctxmodel.gate import judge
 from ctxmodel.policies import resolve
 from ctxmodel.targets import open_target
 from properties.catalogue import Property, all_properties
+from tests.targets.variant_reference import allowed, recount
 
 VARIANTS = [
     "python:tests.targets.variant_reference:Reference",
@@ -61,3 +62,49 @@ def run_group(strategy: Any, props: list[Property], target: Any, policies: dict[
 def test_legitimate_variant_passes_every_property(spec: str) -> None:
     failures = run_suite(spec, EXAMPLES)
     assert not failures, "\n".join(f"{pid}: {msg}\n    input: {params}" for pid, (msg, params) in failures.items())
+
+
+def _u(i: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": i, "name": "ls", "input": {}}
+
+
+def _r(i: str, content: Any = "ok") -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": i, "content": content}
+
+
+PAIR = [{"role": "user", "content": "go"}, {"role": "assistant", "content": [_u("a"), _u("b")]}]
+#: For each variant, an input on which it answers differently from the reference (so that passing
+#: the suite is not vacuous): the op, the params, and what only the variant does.
+DIFFERS = {
+    "variant_arrival_order": ("normalize", [*PAIR, {"role": "user", "content": [_r("b"), _r("a")]}]),
+    "variant_text_marked": ("normalize", [*PAIR, {"role": "user", "content": [_r("a")]}]),
+    "variant_orphans_text": ("normalize", [*PAIR, {"role": "user", "content": [_r("a"), _r("b"), _r("z", [
+        {"type": "text", "text": "kept"}])]}]),
+    "variant_effective_filter": ("effective", [*PAIR, {"role": "user", "content": [_r("a"), _r("b"), _r("z")]}]),
+    "variant_keeps_emptied": ("normalize", [*PAIR, {"role": "user", "content": [_r("a"), _r("b")]},
+                                            {"role": "assistant", "content": [_u("a"), _u("c")]},
+                                            {"role": "user", "content": [_r("a")], "ts": 7}]),
+    "variant_relabel": ("normalize", [*PAIR, {"role": "user", "content": [_r("a"), _r("z")]}]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERS))
+def test_variant_really_differs_from_the_reference(name: str) -> None:
+    op, messages = DIFFERS[name]
+    variant = open_target(f"python:tests.targets.{name}:Variant")
+    reference = open_target("reference")
+    params = {"messages": messages, "policies": resolve(variant.description.policies)}
+    assert variant.call(op, params) != reference.call(op, params)
+
+
+def test_zoo_halves_hides_half_and_converges() -> None:
+    turns = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "word " * 300}
+             for i in range(10)]
+    variant = open_target("python:tests.targets.variant_zoo_halves:Variant")
+    window = (recount(turns) * 45 // 100 + 1000) * 10 // 9  # allowed: 45% of the history
+    first = variant.call("recover", {"messages": turns, "contextWindow": window, "maxTokens": 1000})
+    assert first["error"] is None and first["messagesRemoved"] == 4  # 9 after the first, halved, even
+    assert first["newContextTokens"] > allowed({"contextWindow": window, "maxTokens": 1000})
+    second = variant.call("recover", {"messages": first["messages"], "contextWindow": window, "maxTokens": 1000})
+    assert second["error"] is None and second["messagesRemoved"] == 2
+    assert second["newContextTokens"] <= allowed({"contextWindow": window, "maxTokens": 1000})
