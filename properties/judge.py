@@ -205,7 +205,7 @@ class Orphan:
 
 @attrs.frozen
 class NormalizePlan:
-    """The input after rule 5 (``H'``, by input index), and what rules 1–4 and 6 then require."""
+    """The input after rule 5 (``H'``, by input index), and what rules 1-4 and 6 then require."""
 
     #: ``(input index, message after rule 5)``; messages rule 5 emptied are gone.
     messages: list[tuple[int, Msg]]
@@ -472,7 +472,8 @@ def align(plan: NormalizePlan, out: Sequence[Mapping[str, Any]]) -> Alignment:
     for kk in range(k, len(out)):
         if not _skippable(out[kk], plan.ambiguous):
             if not problems:
-                problems.append(f"messages.{kk} holds content that is not in the input: {short(out[kk].get('content'))}")
+                content = short(out[kk].get("content"))
+                problems.append(f"messages.{kk} holds content that is not in the input: {content}")
         else:
             extras.extend(Extra(kk, b, v, None) for b, v in out_blocks(out[kk], plan.ambiguous) if is_conversion(v))
     return Alignment(mapping, problems, extras)

@@ -109,7 +109,7 @@ register(
         "separately).",
         params=_counting,
         check=guarded(agrees),
-        requires={"count"},
+        requires=frozenset({"count"}),
     )
 )
 register(
@@ -120,6 +120,6 @@ register(
         summary="count answers (no exception, no hang) on 1 MB of one repeated character or without whitespace.",
         params=_pathological,
         check=guarded(pathological),
-        requires={"count"},
+        requires=frozenset({"count"}),
     )
 )

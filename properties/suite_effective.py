@@ -7,8 +7,8 @@ must then remove a message this empties — the orphan filter Roo-Code applies a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
@@ -18,6 +18,7 @@ from properties.catalogue import Finding, Probe, Property, register
 from properties.judge import btype, canon, content_blocks, guarded, messages_of, short
 
 Msg = dict[str, Any]
+CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -64,7 +65,7 @@ def _match(
     got_keys = [canon(m) for m in got]
     drops = [_filterable(m, visible_ids) if visible_ids is not None else [] for m in expected]
 
-    @lru_cache(maxsize=None)
+    @cache
     def fits(i: int, k: int) -> bool:
         if i == len(expected):
             return k == len(got)
@@ -95,12 +96,12 @@ def _reference_effective(history: list[Msg]) -> tuple[list[Msg], list[int]]:
     return [history[i] for i in kept], kept
 
 
-def _prop(pid: str, clause: str, summary: str) -> Any:
-    def wrap(check: Any) -> Any:
+def _prop(pid: str, clause: str, summary: str) -> Callable[[CheckFn], CheckFn]:
+    def wrap(check: CheckFn) -> CheckFn:
         register(
             Property(
                 id=pid, op="effective", clause=clause, summary=summary, params=_histories,
-                check=guarded(check), requires={"effective"},
+                check=guarded(check), requires=frozenset({"effective"}),
             )
         )
         return check
@@ -131,7 +132,9 @@ def visibility(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     if i < len(expected):
         src = kept[i]
         shown = f"its messages.{k} is {short(got[k], 100)} instead" if k < len(got) else "it ends before it"
-        yield Finding.fail(f"input messages.{src} is visible but missing from the target's effective history: {shown}", rule)
+        yield Finding.fail(
+            f"input messages.{src} is visible but missing from the target's effective history: {shown}", rule
+        )
     else:
         yield Finding.fail(
             f"messages.{k} of the effective history ({short(got[k], 100)}) should be hidden or is not in the input",

@@ -1,4 +1,4 @@
-"""Properties of ``normalize`` (contract §3, rules 1–7 and the declared policies).
+"""Properties of ``normalize`` (contract §3, rules 1-7 and the declared policies).
 
 Judged on ``histories()``: stored histories with every broken shape of the field, because
 normalization exists to repair them. Rule 8 says other defects pass through, so nothing here asks a
@@ -12,7 +12,7 @@ the input alone.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
@@ -40,6 +40,7 @@ from properties.judge import (
 )
 
 Msg = dict[str, Any]
+CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -60,8 +61,8 @@ def _policy(probe: Probe, key: str, default: str) -> str:
     return str(probe.policies.get(key, default))
 
 
-def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -> Any:
-    def wrap(check: Any) -> Any:
+def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -> Callable[[CheckFn], CheckFn]:
+    def wrap(check: CheckFn) -> CheckFn:
         register(
             Property(
                 id=pid,
@@ -70,7 +71,7 @@ def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -
                 summary=summary,
                 params=_histories,
                 check=guarded(check),
-                requires={"normalize"},
+                requires=frozenset({"normalize"}),
                 policies=policies,
             )
         )
@@ -257,7 +258,8 @@ def no_relabel(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 yield Finding.fail(
                     f"messages.{k + 1}.content.{m}: {where} was relabelled as the result of {tool_id} "
                     f"though orphans={policy}",
-                    f"orphans {'dropped' if policy == 'drop' else 'dropped or turned to text'} (orphans={policy}, §3.4)",
+                    f"orphans {'dropped' if policy == 'drop' else 'dropped or turned to text'} "
+                    f"(orphans={policy}, §3.4)",
                 )
                 return
             yield Finding.fail(
@@ -364,15 +366,20 @@ def orphans_per_policy(probe: Probe, params: dict[str, Any]) -> Iterator[Finding
         for orphan in plan.orphans:
             if orphan.optional:
                 continue
-            k = alignment.mapping.get(orphan.source)
+            home = alignment.mapping.get(orphan.source)
             found = None
             for i, extra in enumerate(extras):
-                placed = extra.message == k and extra.before == orphan.before if k is not None else extra.before is None
+                if home is not None:
+                    placed = extra.message == home and extra.before == orphan.before
+                else:
+                    placed = extra.before is None
                 if placed and conversion_holds(extra.value, orphan.result):
                     found = i
                     break
             if found is None:
-                place = f"in messages.{k}, after {orphan.before} of its other blocks" if k is not None else "in the output"
+                place = "in the output"
+                if home is not None:
+                    place = f"in messages.{home}, after {orphan.before} of its other blocks"
                 yield Finding.fail(
                     f"input messages.{orphan.source}.content.{orphan.block}: the orphan {orphan.id} "
                     f"({short(orphan.result.get('content'))}) is not a 'Tool result:' text {place}",

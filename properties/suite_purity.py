@@ -19,7 +19,9 @@ from properties.catalogue import Finding, Probe, Property, register
 from properties.judge import first_difference, guarded
 
 #: Keys whose fresh values are created ids, not state.
-_ID_KEYS = frozenset({"truncationId", "truncationParent", "condenseId", "condenseParent", "id", "tool_use_id", "messageId"})
+_ID_KEYS = frozenset(
+    {"truncationId", "truncationParent", "condenseId", "condenseParent", "id", "tool_use_id", "messageId"}
+)
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -121,6 +123,6 @@ for _op, _params in _PARAMS.items():
             summary=f"{_op} never mutates its input and answers the same request the same way twice.",
             params=_params,
             check=guarded(_purity(_op)),
-            requires={_op},
+            requires=frozenset({_op}),
         )
     )

@@ -1,4 +1,4 @@
-"""Properties of ``recover`` (contract §4 rules 1–9, §7 result shape).
+"""Properties of ``recover`` (contract §4 rules 1-9, §7 result shape).
 
 Every budget question is answered by the harness's own recount (system prompt plus the target's
 effective history, under the tokenizer it declares), never by the figures the target reports. How
@@ -10,7 +10,7 @@ or says it failed, and fits (or converges) per its declared policy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -31,6 +31,7 @@ from properties.judge import (
 )
 
 Msg = dict[str, Any]
+CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
 FAILED_PREFIX = "Context window recovery failed"
 _INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
 
@@ -139,12 +140,14 @@ def _visible(history: list[Msg]) -> list[bool]:
     return visible_mask(codec.load(history))
 
 
-def _prop(pid: str, clause: str, summary: str, params: Any = _requests, policies: tuple[str, ...] = ()) -> Any:
-    def wrap(check: Any) -> Any:
+def _prop(
+    pid: str, clause: str, summary: str, params: Any = _requests, policies: tuple[str, ...] = ()
+) -> Callable[[CheckFn], CheckFn]:
+    def wrap(check: CheckFn) -> CheckFn:
         register(
             Property(
                 id=pid, op="recover", clause=clause, summary=summary, params=params,
-                check=guarded(check), requires={"recover"}, policies=policies,
+                check=guarded(check), requires=frozenset({"recover"}), policies=policies,
             )
         )
         return check
@@ -279,7 +282,8 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
             continue
         if not isinstance(after, str) or after not in markers:
             yield Finding.fail(
-                f"messages.{k}: truncationParent went from {short(before)} to {short(after)}, which names no new marker",
+                f"messages.{k}: truncationParent went from {short(before)} to {short(after)}, "
+                "which names no new marker",
                 expected,
             )
             return
@@ -346,7 +350,8 @@ def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str,
         for j, (p, q) in enumerate(zip(cx, cy, strict=True)):
             if canon(p) == canon(q):
                 continue
-            text_p, text_q = p.get("text") if btype(p) == "text" else None, q.get("text") if btype(q) == "text" else None
+            text_p = p.get("text") if btype(p) == "text" else None
+            text_q = q.get("text") if btype(q) == "text" else None
             same_rest = {k: v for k, v in p.items() if k != "text"} == {k: v for k, v in q.items() if k != "text"}
             if isinstance(text_p, str) and isinstance(text_q, str) and same_rest:
                 yield (m, j, text_p, text_q)
@@ -373,7 +378,9 @@ def degrade_only_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
                 yield Finding.fail(f"messages.{k}.{edit}, and it was changed", expected)
                 return
             if not mask[i]:
-                yield Finding.fail(f"messages.{k}.content.{edit[0]}: a hidden message's tool result was degraded", expected)
+                yield Finding.fail(
+                    f"messages.{k}.content.{edit[0]}: a hidden message's tool result was degraded", expected
+                )
                 return
 
 

@@ -1,6 +1,6 @@
 """No false alarms: legitimate alternative implementations, each with its declared policies, pass
 the whole suite (warnings allowed). Each variant makes one choice the reference does not (contract
-§2–§4 "Required of every target" versus "Reference")."""
+§2-§4 "Required of every target" versus "Reference")."""
 
 from __future__ import annotations
 

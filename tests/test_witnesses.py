@@ -16,7 +16,7 @@ from properties.catalogue import all_properties, get
 from tests.targets import broken_ops
 
 N = "python:tests.targets.broken_normalize"
-O = "python:tests.targets.broken_ops"
+P = "python:tests.targets.broken_ops"
 R = "python:tests.targets.broken_recover"
 
 #: (target spec, property id, severity it must produce)
@@ -33,16 +33,16 @@ WITNESSES: list[tuple[str, str, str]] = [
     (f"{N}:LeavesEmptiedMessages", "normalize.no-empty-messages", "fail"),
     (f"{N}:NotIdempotent", "normalize.idempotent", "fail"),
     (f"{N}:ClosesDeclaredLeave", "normalize.trailing-per-policy", "fail"),
-    (f"{O}:DanglingParentsHide", "effective.visibility", "fail"),
-    (f"{O}:CleansInEffective", "effective.subsequence", "fail"),
-    (f"{O}:TextBeforeResults", "request.oracle", "fail"),
-    (f"{O}:RemembersToolUses", "purity.normalize", "fail"),
-    (f"{O}:RemembersToolUses", "purity.effective", "fail"),
-    (f"{O}:RemembersToolUses", "purity.request", "fail"),
-    (f"{O}:RemembersToolUses", "purity.recover", "fail"),
-    (f"{O}:RemembersToolUses", "purity.count", "fail"),
-    (f"{O}:CountsPerMessage", "count.agrees", "fail"),
-    (f"{O}:CrashesOnLongWords", "count.pathological-answers", "fail"),
+    (f"{P}:DanglingParentsHide", "effective.visibility", "fail"),
+    (f"{P}:CleansInEffective", "effective.subsequence", "fail"),
+    (f"{P}:TextBeforeResults", "request.oracle", "fail"),
+    (f"{P}:RemembersToolUses", "purity.normalize", "fail"),
+    (f"{P}:RemembersToolUses", "purity.effective", "fail"),
+    (f"{P}:RemembersToolUses", "purity.request", "fail"),
+    (f"{P}:RemembersToolUses", "purity.recover", "fail"),
+    (f"{P}:RemembersToolUses", "purity.count", "fail"),
+    (f"{P}:CountsPerMessage", "count.agrees", "fail"),
+    (f"{P}:CrashesOnLongWords", "count.pathological-answers", "fail"),
     (f"{R}:LooseResultShape", "recover.result-shape", "fail"),
     (f"{R}:NoNonpositiveGuard", "recover.allowed-nonpositive-errors", "fail"),
     (f"{R}:RefusesWithinBudget", "recover.within-budget-unchanged", "fail"),

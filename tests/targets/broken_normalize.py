@@ -6,7 +6,7 @@ Each is the reference with one thing broken, named after the property that must 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ctxmodel.normalize import SYNTHETIC_TEXT
 from properties.judge import use_ids
@@ -76,7 +76,7 @@ class PositionalRemap(Reference):
     """Results moved to the wrong call: ids reassigned by position, rotated (domain §4.1 Roo remap gone wrong)."""
 
     name = "broken-positional-remap"
-    policies = {**Reference.policies, "resultOrder": "any"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "resultOrder": "any"}
 
     def normalize(self, params: Params) -> Params:
         out: list[Msg] = super().normalize(params)["messages"]
@@ -121,7 +121,7 @@ class DropsDeclaredToText(Reference):
     """Declares orphans=to_text but drops them."""
 
     name = "broken-drops-declared-to-text"
-    policies = {**Reference.policies, "orphans": "to_text"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "orphans": "to_text"}
 
     def normalize(self, params: Params) -> Params:
         return super().normalize({**params, "policies": {**params.get("policies", {}), "orphans": "drop"}})
@@ -163,7 +163,9 @@ def _rename_later_duplicates(history: list[Msg]) -> tuple[list[Msg], dict[str, s
 
 def _restore(value: Any, renamed: dict[str, str]) -> Any:
     if isinstance(value, dict):
-        return {k: (renamed.get(v, v) if k in ("id", "tool_use_id") else _restore(v, renamed)) for k, v in value.items()}
+        return {
+            k: (renamed.get(v, v) if k in ("id", "tool_use_id") else _restore(v, renamed)) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_restore(v, renamed) for v in value]
     return value
@@ -213,7 +215,7 @@ class NotIdempotent(Reference):
     """Reverses the results of an already-normalized history: each call undoes the last."""
 
     name = "broken-not-idempotent"
-    policies = {**Reference.policies, "resultOrder": "any"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "resultOrder": "any"}
 
     def normalize(self, params: Params) -> Params:
         out: list[Msg] = super().normalize(params)["messages"]

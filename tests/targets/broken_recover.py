@@ -5,8 +5,9 @@ field has shipped or reviewers found (domain §3.3, §3.5, §3.7).
 
 from __future__ import annotations
 
+import itertools
 import uuid
-from typing import Any
+from typing import Any, ClassVar
 
 from ctxmodel.targets import reference as ref
 from properties.judge import content_blocks, use_ids
@@ -86,7 +87,7 @@ class SplitsPairs(Reference):
     that message is a tool_use whose results come next, leaving them orphaned (domain §3.3)."""
 
     name = "broken-splits-pairs"
-    ops = ["describe", "effective", "recover"]
+    ops: ClassVar[list[str]] = ["describe", "effective", "recover"]
 
     def recover(self, params: Params) -> Params:
         out = ref.op_recover(params)
@@ -96,7 +97,7 @@ class SplitsPairs(Reference):
         messages = out["messages"]
         mask = visible(messages)
         shown = [i for i, v in enumerate(mask) if v and not messages[i].get("isTruncationMarker")]
-        for a, b in zip(shown[1:-2], shown[2:-1], strict=True):
+        for a, b in itertools.pairwise(shown[1:-1]):
             ids = set(use_ids(messages[a]))
             if ids and any(x.get("type") == "tool_result" and x.get("tool_use_id") in ids
                            for x in content_blocks(messages[b])):
@@ -230,7 +231,7 @@ class ClaimsToFit(Reference):
     """Declares converges, then reports every result as fitting whatever it counts."""
 
     name = "broken-claims-to-fit"
-    policies = {**Reference.policies, "recoverSuccess": "converges"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "recoverSuccess": "converges"}
 
     def recover(self, params: Params) -> Params:
         out = _short_of_budget(params) or ref.op_recover(params)

@@ -6,7 +6,7 @@ The Anthropic API accepts results in any order (contract §3 policies); only a t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tests.targets.variant_reference import Params, Reference
 
@@ -34,7 +34,7 @@ def arrival_order(history: list[Msg], out: list[Msg]) -> list[Msg]:
 
 class Variant(Reference):
     name = "variant-arrival-order"
-    policies = {**Reference.policies, "resultOrder": "any"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "resultOrder": "any"}
 
     def normalize(self, params: Params) -> Params:
         return {"messages": arrival_order(params["messages"], super().normalize(params)["messages"])}

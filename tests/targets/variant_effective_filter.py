@@ -6,7 +6,7 @@ effective history are dropped, the message cloned, an emptied message removed. I
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tests.targets.variant_reference import Params, Reference
 
@@ -15,7 +15,7 @@ Msg = dict[str, Any]
 
 class Variant(Reference):
     name = "variant-effective-filter"
-    ops = ["describe", "normalize", "effective", "request", "count"]
+    ops: ClassVar[list[str]] = ["describe", "normalize", "effective", "request", "count"]
 
     def effective(self, params: Params) -> Params:
         visible: list[Msg] = super().effective(params)["messages"]

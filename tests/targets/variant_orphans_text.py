@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from properties.judge import use_ids
 from tests.targets.variant_reference import Params, Reference
@@ -37,7 +37,7 @@ def flatten_orphans(history: list[Msg]) -> list[Msg]:
 
 class Variant(Reference):
     name = "variant-orphans-text"
-    policies = {**Reference.policies, "orphans": "to_text"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "orphans": "to_text"}
 
     def normalize(self, params: Params) -> Params:
         return super().normalize({**params, "messages": flatten_orphans(params["messages"])})

@@ -7,7 +7,7 @@ one thing that was broken.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ctxmodel import codec
 from ctxmodel.recover import allowed_tokens
@@ -56,8 +56,8 @@ class Reference:
     """The same ops as a class, so a variant or witness (``python:module:Class``) overrides one."""
 
     name = "variant-reference"
-    policies: dict[str, str] = dict(ref.REFERENCE_POLICIES)
-    ops: list[str] = ALL_OPS
+    policies: ClassVar[dict[str, str]] = dict(ref.REFERENCE_POLICIES)
+    ops: ClassVar[list[str]] = ALL_OPS
 
     def describe(self, params: Params) -> Params:
         return description(self.name, dict(self.policies), list(self.ops))

@@ -5,7 +5,7 @@ when that call has no valid result and no other orphan took it; other orphans ar
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from properties.judge import use_ids
 from tests.targets.variant_reference import Params, Reference
@@ -36,7 +36,7 @@ def remap(history: list[Msg]) -> list[Msg]:
 
 class Variant(Reference):
     name = "variant-relabel"
-    policies = {**Reference.policies, "orphans": "relabel"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "orphans": "relabel"}
 
     def normalize(self, params: Params) -> Params:
         return super().normalize({**params, "messages": remap(params["messages"])})

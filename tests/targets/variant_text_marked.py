@@ -5,7 +5,7 @@ validator, domain §4.1). Contract §3.3 takes "and/or": text containing "interr
 from __future__ import annotations
 
 from ctxmodel import codec
-from ctxmodel.normalize import normalize_report
+from ctxmodel.normalize import SYNTHETIC_TEXT, normalize_report
 from ctxmodel.targets import reference as ref
 from tests.targets.variant_reference import Params, Reference
 
@@ -28,7 +28,7 @@ class Variant(Reference):
             for block in content:
                 tool_id = block.get("tool_use_id")
                 if block.get("type") == "tool_result" and tool_id in created and tool_id not in seen:
-                    if block.get("is_error") is True and block.get("content") == "Tool execution was interrupted before completion.":
+                    if block.get("is_error") is True and block.get("content") == SYNTHETIC_TEXT:
                         seen.add(tool_id)
                         block["content"] = TEXT
                         del block["is_error"]

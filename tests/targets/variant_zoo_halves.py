@@ -10,7 +10,7 @@ reference recovers, never a failure).
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, ClassVar
 
 from tests.targets.variant_reference import Params, Reference, allowed, failed, recount, visible
 
@@ -51,7 +51,7 @@ def half_cut(messages: list[Msg], truncation_id: str) -> tuple[list[Msg], int] |
 
 class Variant(Reference):
     name = "variant-zoo-halves"
-    policies = {**Reference.policies, "recoverSuccess": "converges"}
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "recoverSuccess": "converges"}
 
     def recover(self, params: Params) -> Params:
         messages: list[Msg] = params["messages"]
