@@ -1,10 +1,14 @@
 """``exec:COMMAND`` targets: one long-lived child speaking JSON lines (contract §7).
 
-The runner must never hang and never be taken down by the target: every read and write has a
-deadline (``poll`` on non-blocking pipes), replies are read in chunks up to a cap, stderr is
+The runner must never hang and never be taken down by the target: every request has a deadline,
+enforced by a watchdog thread that kills the child's process group when it passes (which ends
+any blocked read or write with EOF or a broken pipe), replies are read in chunks up to a cap, stderr is
 drained by a thread into a bounded tail (a chatty target can never fill its stderr pipe and
 stall), and a child that crashed, hung or broke the protocol is killed with its whole process
 group and started afresh for the next call, so one bad input costs one failure, not the run.
+Plain blocking reads and writes, not ``poll`` on non-blocking pipes: waking from ``poll`` and then
+reading costs a second scheduler round trip per request, which doubled the cost of small requests
+(benchmarks/bench_gate.py).
 Each failure is raised as ``TargetFailure`` from the call whose input caused it (contract §7:
 "both are failures reported with the input that caused them").
 """
@@ -14,7 +18,6 @@ from __future__ import annotations
 import collections
 import json
 import os
-import select
 import shlex
 import signal
 import subprocess
@@ -31,8 +34,10 @@ __all__ = ["DEFAULT_MAX_REPLY", "DEFAULT_TIMEOUT", "ProcessTarget", "command_arg
 DEFAULT_TIMEOUT = 10.0
 #: A reply larger than this is refused (and the child killed) instead of exhausting our memory.
 DEFAULT_MAX_REPLY = 32 * 1024 * 1024
-_CHUNK = 1 << 20
+#: Below malloc's mmap threshold: a 1 MB read buffer cost an mmap and page faults per request.
+_CHUNK = 1 << 16
 _STDERR_TAIL = 4096
+_TICK = 0.02
 _SHELL_CHARS = set("|&;<>()$`*?[]{}~!\n\\")
 
 
@@ -51,6 +56,54 @@ def command_argv(command: str) -> list[str]:
 
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not strict JSON")
+
+
+#: One strict decoder for every reply (building one per call costs more than parsing a short reply).
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _shown(raw: bytes) -> str:
+    return raw[:120].decode("utf-8", "replace") + ("…" if len(raw) > 120 else "")
+
+
+class _Watchdog:
+    """Kills a child whose request outlived its deadline. The calling thread only stores a deadline
+    (no lock, no wake-up), and the watchdog looks every few hundredths of a second, so the fast
+    path costs two attribute writes; a timeout fires at most ``_TICK`` late."""
+
+    def __init__(self) -> None:
+        self.deadline: float | None = None
+        self.pid: int | None = None
+        self.fired = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def arm(self, pid: int, deadline: float) -> None:
+        self.fired = False
+        self.pid = pid
+        self.deadline = deadline
+
+    def disarm(self) -> None:
+        self.deadline = None
+
+    def _watch(self) -> None:
+        while not self._stop.wait(_TICK):
+            deadline, pid = self.deadline, self.pid
+            if deadline is not None and pid is not None and time.monotonic() >= deadline:
+                self.fired = True
+                self.deadline = None
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
 
 
 class _StderrTail:
@@ -96,6 +149,7 @@ class ProcessTarget:
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: _StderrTail | None = None
         self._buf = bytearray()
+        self._watchdog = _Watchdog()
         self._next_id = 0
         self._started_once = False
         self.description = self._handshake()
@@ -115,9 +169,9 @@ class ProcessTarget:
         except OSError as exc:
             raise TargetFailure("start", f"exec:{self.command}: cannot start: {exc.strerror or exc}") from None
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        os.set_blocking(proc.stdin.fileno(), False)
-        os.set_blocking(proc.stdout.fileno(), False)
         self._stderr = _StderrTail(proc.stderr)
+        if self._watchdog.stopped:  # closed earlier and used again
+            self._watchdog = _Watchdog()
         self._buf = bytearray()
         self._proc = proc
         if self._started_once:
@@ -171,6 +225,7 @@ class ProcessTarget:
         return code if code is not None else proc.returncode
 
     def close(self) -> None:
+        self._watchdog.stop()
         proc = self._proc
         if proc is not None and proc.poll() is None and proc.stdin is not None:
             # EOF on stdin is the polite way to end a JSON-lines server; give it a moment.
@@ -211,50 +266,35 @@ class ProcessTarget:
             line = json.dumps({"id": request_id, "op": op, "params": params}, allow_nan=False).encode() + b"\n"
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{op}: params are not strict JSON: {exc}") from None
-        deadline = time.monotonic() + self.timeout
-        self._write(proc, line, deadline, op)
-        raw = self._read_line(proc, deadline, op)
+        self._watchdog.arm(proc.pid, time.monotonic() + self.timeout)
+        try:
+            self._write(proc, line, op)
+            raw = self._read_line(proc, op)
+        finally:
+            self._watchdog.disarm()
         return self._parse(raw, request_id, op)
 
-    def _remaining_ms(self, deadline: float, op: str) -> int:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            self._fail("timeout", op, f"no reply within {self.timeout:g} s")
-        return max(1, int(left * 1000))
+    def _timed_out(self, op: str) -> NoReturn:
+        self._fail("timeout", op, f"no reply within {self.timeout:g} s (target killed)")
 
-    def _write(self, proc: subprocess.Popen[bytes], data: bytes, deadline: float, op: str) -> None:
+    def _write(self, proc: subprocess.Popen[bytes], data: bytes, op: str) -> None:
         assert proc.stdin is not None
         fd = proc.stdin.fileno()
         view = memoryview(data)
+        written = 0
         try:
-            written = os.write(fd, view)  # the common case: the whole request fits the pipe at once
-        except BlockingIOError:
-            written = 0
-        except (BrokenPipeError, ConnectionResetError):
-            self._fail("crash", op, "the target exited before reading its request")
-        if written == len(data):
-            return
-        poller = select.poll()
-        poller.register(fd, select.POLLOUT)
-        while written < len(data):
-            events = poller.poll(self._remaining_ms(deadline, op))
-            if not events:
-                continue
-            if any(ev & (select.POLLERR | select.POLLHUP) for _, ev in events):
-                self._fail("crash", op, "the target exited before reading its request")
-            try:
+            while written < len(data):
                 written += os.write(fd, view[written:])
-            except BlockingIOError:
-                continue
-            except (BrokenPipeError, ConnectionResetError):
-                self._fail("crash", op, "the target exited before reading its request")
+        except (BrokenPipeError, ConnectionResetError):
+            if self._watchdog.fired:
+                self._timed_out(op)
+            self._fail("crash", op, "the target exited before reading its request")
 
-    def _read_line(self, proc: subprocess.Popen[bytes], deadline: float, op: str) -> bytes:
+    def _read_line(self, proc: subprocess.Popen[bytes], op: str) -> bytes:
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         buf = self._buf
         scanned = 0
-        poller: Any = None
         while True:
             newline = buf.find(b"\n", scanned)
             if newline >= 0:
@@ -267,15 +307,10 @@ class ProcessTarget:
             scanned = len(buf)
             if len(buf) > self.max_reply:
                 self._fail("protocol", op, f"reply larger than {self.max_reply // (1024 * 1024)} MB (target killed)")
-            try:
-                chunk = os.read(fd, _CHUNK)
-            except BlockingIOError:
-                if poller is None:
-                    poller = select.poll()
-                    poller.register(fd, select.POLLIN)
-                poller.poll(self._remaining_ms(deadline, op))
-                continue
+            chunk = os.read(fd, _CHUNK)
             if not chunk:
+                if self._watchdog.fired:
+                    self._timed_out(op)
                 try:
                     proc.wait(timeout=1.0)
                 except subprocess.TimeoutExpired:
@@ -284,13 +319,12 @@ class ProcessTarget:
             buf += chunk
 
     def _parse(self, raw: bytes, request_id: int, op: str) -> dict[str, Any]:
-        shown = raw[:120].decode("utf-8", "replace") + ("…" if len(raw) > 120 else "")
         try:
-            reply = json.loads(raw, parse_constant=_reject_constant)
+            reply = _DECODER.decode(raw.decode("utf-8"))
         except (ValueError, RecursionError):
-            self._fail("protocol", op, f"the target printed a line that is not JSON: {shown!r}")
+            self._fail("protocol", op, f"the target printed a line that is not JSON: {_shown(raw)!r}")
         if not isinstance(reply, dict):
-            self._fail("protocol", op, f"expected a reply object, got {shown!r}")
+            self._fail("protocol", op, f"expected a reply object, got {_shown(raw)!r}")
         got = reply.get("id")
         if isinstance(got, bool) or got != request_id:
             self._fail("protocol", op, f"reply has id {got!r}, expected {request_id}")
