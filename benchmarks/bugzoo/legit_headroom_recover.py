@@ -1,0 +1,25 @@
+"""Recovery aims at 80% of the budget for headroom, and at the budget itself when that is not reachable.
+
+How much a target hides is its own choice (contract §4 reference paragraph): hiding more than needed
+so the next turns fit too is what Zoo-Code's "hide half" does in spirit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.bugzoo._common import allowed_for, describe_as, recover_with_allowed, reference_recover
+
+CLAUSE = "contract §4"
+
+describe = describe_as("legit_headroom_recover", ["recover"])
+
+
+def recover(params: dict[str, Any]) -> dict[str, Any]:
+    allowed = allowed_for(params)
+    if allowed > 0:
+        first = recover_with_allowed(params, (allowed * 4) // 5)
+        if first.get("error") is None and first.get("messagesRemoved", 0) + len(first.get("degraded", [])) > 0:
+            first["allowed"] = allowed
+            return first
+    return reference_recover(params)

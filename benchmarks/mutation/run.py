@@ -1,0 +1,242 @@
+"""Mutation testing of the reference with mutmut 3, and the kill matrix: which property kills which mutant (issue 7).
+
+    python benchmarks/mutation/run.py                 # a seeded sample of 100 mutants (about 20 min on 2 cores)
+    python benchmarks/mutation/run.py --all           # every mutant of the three modules (hours)
+    python benchmarks/mutation/run.py --sample 12 --no-matrix   # a smoke run
+
+Steps, in a scratch directory (``--workdir``) so the project's pyproject.toml and tests/ stay out of it:
+
+1. copy ``ctxmodel/``, ``properties/``, ``strategies/``, ``setup.cfg`` (mutmut's configuration:
+   mutate ``normalize.py``, ``visibility.py``, ``recover.py``) and ``test_kill.py`` (one test per
+   property, the in-process reference target, the ``mutation`` Hypothesis profile);
+2. ``mutmut run`` once to generate the mutants and the per-test coverage stats, then ``mutmut run
+   NAMES`` on the sample: mutmut's own clean run, forced-fail sanity run and per-mutant verdicts;
+3. the kill matrix: every killed mutant is re-run (``matrix_worker.py``) against every property that
+   covers its function, without stopping at the first failure; a survivor's row is empty by
+   definition (mutmut ran every covering property and all passed);
+4. print the score, the properties ranked by kills (a property that kills nothing stands out) and
+   every survivor with its diff and the reason recorded in ``survivors.json`` (equivalent, or the
+   missing property), and write everything to ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+MODULES = ("normalize", "visibility", "recover")
+GENERATE_ONLY = "ctxmodel.__generate_only__"
+PREFIX = "tests/test_kill.py::test_property["
+
+
+def _mutmut() -> list[str]:
+    exe = Path(sys.executable).with_name("mutmut")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "mutmut"]
+
+
+def prepare(workdir: Path) -> None:
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    (workdir / "tests").mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("ctxmodel", "properties", "strategies"):
+        shutil.copytree(ROOT / name, workdir / name, ignore=ignore)
+    shutil.copy2(HERE / "setup.cfg", workdir / "setup.cfg")
+    shutil.copy2(HERE / "test_kill.py", workdir / "tests" / "test_kill.py")
+
+
+def mutmut(workdir: Path, args: list[str], env: dict[str, str], log: Path) -> int:
+    with log.open("ab") as out:
+        return subprocess.call([*_mutmut(), *args], cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def read_meta(workdir: Path) -> dict[str, int | None]:
+    """Mutant name -> mutmut's exit code (None: not run), from mutmut's ``.meta`` files."""
+    out: dict[str, int | None] = {}
+    for module in MODULES:
+        meta = workdir / "mutants" / "ctxmodel" / f"{module}.py.meta"
+        if meta.exists():
+            out.update(json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"])
+    return out
+
+
+def status(code: int | None) -> str:
+    from mutmut.stats import status_by_exit_code
+
+    return str(status_by_exit_code[code])
+
+
+def covering(workdir: Path) -> dict[str, list[str]]:
+    """Mangled function name -> property ids whose test reached it (mutmut's stats run)."""
+    stats = json.loads((workdir / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
+    out: dict[str, list[str]] = {}
+    for function, tests in stats["tests_by_mangled_function_name"].items():
+        out[function] = sorted(t[len(PREFIX) : -1] for t in tests if t.startswith(PREFIX))
+    return out
+
+
+def function_of(mutant: str) -> str:
+    return mutant.rsplit("__mutmut_", 1)[0]
+
+
+def diff(workdir: Path, mutant: str) -> str:
+    shown = subprocess.run([*_mutmut(), "show", mutant], cwd=workdir, capture_output=True, text=True, check=False)
+    lines = [ln for ln in shown.stdout.splitlines() if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---"))]
+    return " | ".join(ln.strip() for ln in lines)[:240]
+
+
+def kill_matrix(
+    workdir: Path, jobs: list[dict[str, Any]], workers: int, timeout: float, env: dict[str, str]
+) -> list[dict[str, Any]]:
+    mutants_dir = workdir / "mutants"
+    shutil.copy2(HERE / "matrix_worker.py", mutants_dir / "matrix_worker.py")
+    shards = [jobs[i::workers] for i in range(workers)]
+    procs = []
+    outs = []
+    for i, shard in enumerate(shards):
+        if not shard:
+            continue
+        jobs_file = mutants_dir / f"matrix-jobs-{i}.jsonl"
+        out_file = mutants_dir / f"matrix-out-{i}.jsonl"
+        jobs_file.write_text("".join(json.dumps(j) + "\n" for j in shard), encoding="utf-8")
+        out_file.write_text("", encoding="utf-8")
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "matrix_worker.py", str(jobs_file), str(out_file), str(timeout)],
+                cwd=mutants_dir,
+                env=env,
+            )
+        )
+        outs.append(out_file)
+    for proc in procs:
+        proc.wait()
+    rows: list[dict[str, Any]] = []
+    for out_file in outs:
+        rows.extend(json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines() if line.strip())
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "ctxmodel-mutation"))
+    parser.add_argument("--sample", type=int, default=100, help="mutants drawn (seeded) from all of them")
+    parser.add_argument("--all", action="store_true", help="every mutant")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--examples", type=int, default=25, help="examples per property and mutant")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant in the kill matrix")
+    parser.add_argument("--no-matrix", action="store_true")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args(argv)
+
+    started = time.monotonic()
+    workdir = Path(args.workdir).resolve()
+    prepare(workdir)
+    log = workdir / "mutmut.log"
+    env = dict(os.environ)
+    env.update(
+        CTXMODEL_MUTATION_EXAMPLES=str(args.examples),
+        HYPOTHESIS_STORAGE_DIRECTORY=str(workdir / ".hypothesis"),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    env.pop("MUTANT_UNDER_TEST", None)
+    # 1. Generate the mutants and collect coverage stats; the name filter matches nothing on purpose.
+    mutmut(workdir, ["run", "--max-children", str(args.jobs), GENERATE_ONLY], env, log)
+    everything = read_meta(workdir)
+    if not everything or not (workdir / "mutants" / "mutmut-stats.json").exists():
+        print(f"mutation: mutmut generated no mutants or no stats; see {log}", file=sys.stderr)
+        return 2
+    names = sorted(everything)
+    chosen = names if args.all else sorted(random.Random(args.seed).sample(names, min(args.sample, len(names))))
+    print(f"mutation: {len(names)} mutants in {', '.join(MODULES)}; running {len(chosen)}", flush=True)
+    # 2. mutmut's verdicts on the sample.
+    code = mutmut(workdir, ["run", "--max-children", str(args.jobs), *chosen], env, log)
+    verdicts = {name: status(read_meta(workdir).get(name)) for name in chosen}
+    if code != 0 and all(v == "not checked" for v in verdicts.values()):
+        print(f"mutation: mutmut run failed (exit {code}); see {log}", file=sys.stderr)
+        return 2
+    cover = covering(workdir)
+    # 3. The kill matrix.
+    killed = [n for n in chosen if verdicts[n] in ("killed", "timeout", "segfault")]
+    matrix: dict[str, dict[str, Any]] = {}
+    if not args.no_matrix and killed:
+        jobs = [{"mutant": n, "props": cover.get(function_of(n), [])} for n in killed]
+        for row in kill_matrix(workdir, jobs, args.jobs, args.timeout, env):
+            matrix[row["mutant"]] = row
+    # 4. Report.
+    reasons: dict[str, dict[str, str]] = json.loads((HERE / "survivors.json").read_text(encoding="utf-8"))
+    counts = Counter(verdicts.values())
+    survivors = [n for n in chosen if verdicts[n] in ("survived", "no tests", "suspicious")]
+    equivalent = [n for n in survivors if reasons.get(n, {}).get("kind") == "equivalent"]
+    non_equivalent = len(chosen) - len(equivalent)
+    score = len(killed) / non_equivalent if non_equivalent else 1.0
+    kills: Counter[str] = Counter()
+    covers: Counter[str] = Counter()
+    for n in killed:
+        row = matrix.get(n)
+        for prop in row["killed_by"] if row else []:
+            kills[prop] += 1
+    for n in chosen:
+        for prop in cover.get(function_of(n), []):
+            covers[prop] += 1
+    print("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    if matrix:
+        print("\nkill matrix (property: mutants killed / mutants whose function it covers):")
+        for prop in sorted(covers, key=lambda p: (-kills[p], p)):
+            flag = "   <- kills nothing" if kills[prop] == 0 else ""
+            print(f"  {prop:<44} {kills[prop]:>4} / {covers[prop]:<4}{flag}")
+        only = Counter(matrix[n]["killed_by"][0] for n in killed if n in matrix and len(matrix[n]["killed_by"]) == 1)
+        if only:
+            print("  sole killer of: " + ", ".join(f"{p} {c}" for p, c in only.most_common()))
+        lost = [n for n in killed if n in matrix and not matrix[n]["killed_by"] and not matrix[n]["timeout"]]
+        if lost:
+            print(f"  killed by mutmut but by no single property on re-run (flaky or timing): {', '.join(lost)}")
+    print(f"\nsurvivors ({len(survivors)}):")
+    by_kind: dict[str, int] = defaultdict(int)
+    for n in survivors:
+        reason = reasons.get(n, {"kind": "unexplained", "why": "no reason recorded in survivors.json"})
+        by_kind[reason["kind"]] += 1
+        print(f"  {n} [{verdicts[n]}] {reason['kind']}: {reason['why']}")
+        print(f"      {diff(workdir, n)}")
+    print(
+        f"\nmutation score: {len(killed)}/{non_equivalent} non-equivalent mutants killed = {100 * score:.1f}% "
+        f"(sample {len(chosen)} of {len(names)}, seed {args.seed}, {args.examples} examples per property; "
+        f"{len(equivalent)} equivalent; survivors by reason: {dict(by_kind) or 'none'}; "
+        f"{time.monotonic() - started:.0f} s)"
+    )
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "total_mutants": len(names),
+                    "sample": chosen,
+                    "verdicts": verdicts,
+                    "matrix": matrix,
+                    "covering": {n: cover.get(function_of(n), []) for n in chosen},
+                    "score": score,
+                    "killed": len(killed),
+                    "non_equivalent": non_equivalent,
+                    "survivors": {n: reasons.get(n) for n in survivors},
+                },
+                indent=2,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The test entry mutmut runs: one test per property, each driving the in-process reference target.
+
+A property that passes on the reference (the gate's ``reference`` run) must fail on a mutant that
+changes what the contract requires; one test per property id lets the kill matrix say *which*
+property killed it (harness-lessons lesson 10). The settings are the ``mutation`` profile
+(lesson 6, pitfall 12): derandomized, no example database (a mutant must not inherit a failing
+example found on another), no deadline, and ``differing_executors`` suppressed while mutmut re-runs
+the tests in one process (it sets ``MUTANT_UNDER_TEST``).
+
+``CTXMODEL_MUTATION_EXAMPLES`` sets the examples per property (default 30: mutation runs each covering
+test once per mutant, so it trades a little power for minutes; the kill matrix reports it).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import ExampleDatabase
+
+from ctxmodel import gate
+from ctxmodel.policies import resolve
+from ctxmodel.profiles import Profile
+from ctxmodel.targets.reference import ReferenceTarget
+from properties.catalogue import all_properties
+
+#: The ops whose code lives in the three mutated modules (normalize, visibility, recover).
+OPS = ("normalize", "effective", "request", "recover")
+EXAMPLES = int(os.environ.get("CTXMODEL_MUTATION_EXAMPLES", "30"))
+
+
+@attrs.frozen
+class MutationProfile(Profile):
+    """Harness-lessons lesson 6's ``mutation`` profile on top of the gate's ``Profile``."""
+
+    def hypothesis_settings(
+        self, *, max_examples: int | None = None, database: ExampleDatabase | str | None = "default"
+    ) -> settings:
+        quiet = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
+        if os.environ.get("MUTANT_UNDER_TEST"):
+            quiet.append(HealthCheck.differing_executors)
+        return settings(
+            max_examples=max_examples if max_examples is not None else self.max_examples,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=(Phase.explicit, Phase.generate, Phase.shrink),
+            print_blob=False,
+            report_multiple_bugs=False,
+            suppress_health_check=quiet,
+        )
+
+
+MUTATION = MutationProfile("mutation", max_examples=EXAMPLES, deterministic=True, use_database=False)
+
+
+def property_ids() -> list[str]:
+    """The properties of the ops the mutated modules serve; ``purity.*`` is left out: the reference is
+    built from frozen attrs values and cannot write into its input whatever the mutant, and
+    ``purity.recover`` alone takes longer than every other property together (it calls recover twice
+    on megabyte histories)."""
+    return [p.id for p in all_properties() if p.op in OPS and not p.id.startswith("purity.")]
+
+
+def run_one(prop_id: str, examples: int | None = None) -> Any:
+    """The gate's own runner on the reference: the outcome of one property (``passed`` or not)."""
+    from properties.catalogue import get
+
+    target = ReferenceTarget()
+    with tempfile.TemporaryDirectory() as scratch:
+        return gate.run_property(
+            get(prop_id),
+            target,
+            policies=resolve(target.description.policies),
+            tokenizer=target.description.tokenizer,
+            profile=MUTATION,
+            fixtures_dir=scratch,
+            target_spec="reference",
+            seed=0,
+            max_examples=examples,
+            database=None,
+        )
+
+
+@pytest.mark.parametrize("prop_id", property_ids())
+def test_property(prop_id: str) -> None:
+    outcome = run_one(prop_id)
+    detail = "; ".join(f.message for f in outcome.failures) or outcome.reason
+    assert outcome.status == "passed", f"{prop_id}: {outcome.status}: {detail}"
