@@ -69,6 +69,10 @@ Check = Callable[[Probe, dict[str, Any]], Iterable[Finding]]
 ParamsStrategy = Callable[[Mapping[str, str]], SearchStrategy[dict[str, Any]]]
 
 
+def _to_frozenset(ops: Iterable[str]) -> frozenset[str]:
+    return frozenset(ops)
+
+
 @attrs.frozen
 class Property:
     id: str
@@ -80,7 +84,7 @@ class Property:
     params: ParamsStrategy
     check: Check
     #: Ops the target must offer for this property to apply (else it is skipped, and said so).
-    requires: frozenset[str] = attrs.field(converter=frozenset, factory=frozenset)
+    requires: frozenset[str] = attrs.field(converter=_to_frozenset, factory=frozenset)
     #: Policy keys the check reads.
     policies: tuple[str, ...] = ()
 
