@@ -109,6 +109,12 @@ def test_mutating_input_is_caught(op: str, tmp_path: Any) -> None:
     assert status == "failed"
 
 
+def test_mutating_input_is_caught_through_a_python_spec(tmp_path: Any) -> None:
+    """The ``python:`` transport hands the probe's private copy over as is, so mutation shows."""
+    status, _ = _findings(open_target(f"{P}:MutatesInput"), "purity.normalize", tmp_path)
+    assert status == "failed"
+
+
 def test_every_property_has_a_witness() -> None:
     witnessed = {w[1] for w in WITNESSES}
     assert {p.id for p in all_properties()} <= witnessed

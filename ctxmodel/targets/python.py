@@ -1,8 +1,9 @@
 """``python:package.module[:object]`` targets: functions named after the ops (contract §7).
 
 The module is imported with the working directory on ``sys.path`` (as pytest does), so a project
-can point the gate at its own code without installing it. Each call gets a deep copy of the params
-(the harness keeps the original, so the purity property can compare), and the reply is re-encoded
+can point the gate at its own code without installing it. Each call hands the params over as they
+are: callers pass a private copy (``TargetProbe`` does) and keep their own, so a target that mutates
+its input is seen by the purity properties instead of being hidden by a copy. The reply is re-encoded
 as strict JSON, which both checks that it is JSON and gives the harness a value the target can
 no longer mutate.
 """
@@ -16,7 +17,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ctxmodel.codec import copy_json
 from ctxmodel.errors import TargetError, UsageError
 from ctxmodel.targets.base import OPS, Description, TargetFailure
 from ctxmodel.targets.reference import describe_exception
@@ -122,7 +122,7 @@ class PythonTarget:
         if fn is None:
             raise TargetFailure("error-reply", f"python:{self.spec} has no op {op!r}")
         try:
-            reply = fn(copy_json(params))
+            reply = fn(params)
         except Exception as exc:
             raise TargetFailure("exception", f"{op}: {describe_exception(exc)}") from None
         return strict_copy(reply, op)
