@@ -338,8 +338,12 @@ class AgentLoop(RuleBasedStateMachine):
     tokenizer: ClassVar[str]
     #: Failures seen by this class's runs, the last one being Hypothesis's minimal replay.
     failures: ClassVar[list[tuple[LoopFailure, tuple[str, ...]]]]
+    #: The campaign's per-example hook (``campaign._Watch``), when a campaign runs the machine.
+    watch: ClassVar[Any] = None
 
     def __init__(self) -> None:
+        if self.watch is not None:
+            self.watch.begin()
         super().__init__()
         from properties.probe import TargetProbe
 
@@ -363,7 +367,16 @@ class AgentLoop(RuleBasedStateMachine):
     def _fail(self, kind: str, op: str, params: Mapping[str, Any], findings: Sequence[str]) -> None:
         failure = LoopFailure(kind, op, params, findings, self.probe.calls[-4:])
         type(self).failures.append((failure, tuple(self.steps)))
+        if self.watch is not None:
+            self.watch.failed()
         raise failure
+
+    def teardown(self) -> None:
+        if self.watch is not None:
+            from ctxmodel.fuzz.features import features_of
+
+            steps = {"step:" + s.split("(", 1)[0] for s in self.steps}
+            self.watch.saw(features_of({"messages": self.history}) | steps)
 
     def _recompute_pending(self) -> None:
         last = self.history[-1] if self.history else None
@@ -552,6 +565,7 @@ def run_loop_slice(
     settings: Settings,
     seed: int,
     fixtures_dir: str | Path,
+    watch: Any = None,
 ) -> LoopOutcome:
     """Run the machine for one campaign slice; a failure is written as a fixture of the one call
     that broke a promise (replayable by value, contract §8) with the step sequence in its note."""
@@ -560,16 +574,8 @@ def run_loop_slice(
     from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
 
     machine = agent_loop_machine(target, policies=policies, tokenizer=tokenizer)
+    machine.watch = watch
     machine = hypothesis.seed(seed)(machine)
-    runs = 0
-    original_init = machine.__init__
-
-    def counting_init(self: AgentLoop) -> None:
-        nonlocal runs
-        runs += 1
-        original_init(self)
-
-    machine.__init__ = counting_init  # type: ignore[method-assign]
     try:
         with with_reporter(lambda _: None):
             run_state_machine_as_test(machine, settings=Settings(settings, stateful_step_count=30))
@@ -578,6 +584,7 @@ def run_loop_slice(
     except Exception as exc:  # Flaky replays and health checks are reported as they are
         if not machine.failures:
             raise CtxmodelError(f"agent loop could not run: {type(exc).__name__}: {exc}") from None
+    runs = 0 if watch is None else int(watch.examples)
     if not machine.failures:
         return LoopOutcome(runs)
     failure, steps = machine.failures[-1]

@@ -6,11 +6,12 @@ Why this shape (harness-lessons lesson 9, pitfall 7):
   stateful agent loop) in slices of examples with its own seed, all on one shared example
   database, so what any worker finds every other one replays first.
 - Round-robin with more time for the units still finding new events: a slice that met an event
-  (Hypothesis ``event()`` / observability feature, or one of our domain features of the input) this
+  (a Hypothesis ``event()`` the strategies or checks emitted, or one of our domain features of the input) this
   worker had not seen doubles the unit's next slice; a slice that met nothing new halves it.
-- A slice is ``gate.run_property`` (the one runner; we add no second one), watched through
-  Hypothesis's public observability callback, which counts examples and events live and is where a
-  stop request ends a slice between two examples.
+- A slice is ``gate.run_property`` (the one runner; we add no second one) on the property with its
+  check wrapped: the wrapper counts examples and events live, notes failures, and is where a stop
+  request ends a slice between two examples. (Hypothesis's observability callbacks would do the
+  same but made examples ten times slower, measured on ``request.oracle`` against ``reference``.)
 - Only the coordinator writes fixtures: workers stage the gate's fixture in a private directory,
   the coordinator keeps the first failure of each property (failure identity = property,
   harness-lessons lesson 5) and retires that property in every worker, so two workers finding one
@@ -43,6 +44,7 @@ from typing import Any, TextIO
 import attrs
 
 from ctxmodel import exitcodes
+from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, TargetError, UsageError
 from ctxmodel.fuzz.database import DEFAULT_DB, check_database, describe_database, open_database
 from ctxmodel.fuzz.features import features_of
@@ -159,7 +161,7 @@ def plan_units(ops: frozenset[str], property_ids: Sequence[str], *, agent_loop: 
 
 @attrs.define
 class _Watch:
-    """Sees every test case of one slice (Hypothesis observability): counts, events, stop points."""
+    """Sees every example of one slice: counts, events, failures, and the points where it may stop."""
 
     worker: int
     unit: str
@@ -176,37 +178,41 @@ class _Watch:
     pending_examples: int = 0
     pending_events: dict[str, int] = attrs.field(factory=dict)
     last_flush: float = attrs.field(factory=time.monotonic)
+    #: Seconds a failure being shrunk may continue after a stop request.
+    grace: float = 5.0
+    stop_seen: float | None = None
+    #: The latest failing example (params, findings, calls): during shrinking, the best so far.
+    last_failure: tuple[dict[str, Any], tuple[str, ...], tuple[Any, ...]] | None = None
 
-    def observe(self, observation: Any) -> None:
-        if getattr(observation, "type", None) != "test_case":
-            return
-        self.examples += 1
-        self.pending_examples += 1
-        names = set()
-        for key, value in (getattr(observation, "features", None) or {}).items():
-            if key.startswith("target:"):
-                continue
-            names.add(key if value in ("", None) else f"{key}={value}")
-        names |= features_of(getattr(observation, "arguments", None))
-        for name in names:
-            self.pending_events[name] = self.pending_events.get(name, 0) + 1
-            if name not in self.seen:
-                self.seen.add(name)
-                self.new_events += 1
-        failing = getattr(observation, "status", "") == "failed"
-        if failing and self.first_failure is None:
-            self.first_failure = self.examples
+    def begin(self) -> None:
+        """A new example starts: the one place a slice may end early (never inside an example)."""
         now = time.monotonic()
         if now - self.last_flush >= FLUSH_EVERY:
             self.flush()
         if self.should_stop(now):
             raise StopSlice
+        self.examples += 1
+        self.pending_examples += 1
+
+    def saw(self, names: set[str]) -> None:
+        for name in names:
+            self.pending_events[name] = self.pending_events.get(name, 0) + 1
+            if name not in self.seen:
+                self.seen.add(name)
+                self.new_events += 1
+
+    def failed(self) -> None:
+        if self.first_failure is None:
+            self.first_failure = self.examples
 
     def should_stop(self, now: float) -> bool:
         if self.hard_deadline is not None and now >= self.hard_deadline:
             return True
+        if self.stop.is_set() and self.stop_seen is None:
+            self.stop_seen = now
         if self.first_failure is not None:
-            return False  # let Hypothesis finish shrinking what it found
+            # Let Hypothesis finish shrinking what it found, within the grace period.
+            return self.stop_seen is not None and now >= self.stop_seen + self.grace
         return (
             self.stop.is_set() or bool(self.retired[self.index]) or (self.deadline is not None and now >= self.deadline)
         )
@@ -217,6 +223,88 @@ class _Watch:
         self.pending_examples = 0
         self.pending_events = {}
         self.last_flush = time.monotonic()
+
+
+def hypothesis_events() -> set[str]:
+    """The ``event()`` labels of the running example so far (the strategies label every draw,
+    ``strategies.labels``). Read through the build context ``event()`` itself writes to."""
+    from hypothesis.control import current_build_context
+
+    try:
+        events = current_build_context().data.events
+    except Exception:  # no running example, or Hypothesis moved the attribute: no events, not a crash
+        return set()
+    return {k if v in ("", None) else f"{k}: {v}" for k, v in dict(events).items()}
+
+
+def watched(prop: Any, watch: _Watch) -> Any:
+    """``prop`` with its check wrapped by ``watch`` (same id, so the same database key and fixture
+    name as an unwatched run)."""
+    original = prop.check
+
+    def check(probe: Any, params: dict[str, Any]) -> list[Any]:
+        watch.begin()
+        watch.saw(features_of(params) | hypothesis_events())
+        kept = copy_json(params)
+        try:
+            findings = list(original(probe, params))
+        except Exception as exc:
+            watch.failed()  # the gate's judge turns it into a failing finding
+            watch.last_failure = (kept, (f"the check raised {type(exc).__name__}: {exc}",), tuple(probe.calls))
+            raise
+        fails = tuple(f.message for f in findings if f.severity == "fail")
+        if fails:
+            watch.failed()
+            watch.last_failure = (kept, fails, tuple(getattr(probe, "calls", ())))
+        return findings
+
+    return attrs.evolve(prop, check=check)
+
+
+def _unfinished(
+    prop: Any,
+    watch: _Watch,
+    target: Any,
+    policies: Mapping[str, str],
+    tokenizer: str,
+    seed: int,
+    staging: Path,
+) -> tuple[FailureRecord, str]:
+    """A failure whose shrinking a stop cut short: its best input so far is still written (contract
+    §8: every failure becomes a fixture), marked as not fully shrunk."""
+    import hypothesis
+
+    from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
+
+    assert watch.last_failure is not None
+    params, findings, calls = watch.last_failure
+    fixture = Fixture(
+        property=prop.id,
+        op=prop.op,
+        params=params,
+        observed=exchanges_json(calls),
+        target={"name": target.description.name, "version": target.description.version},
+        policies=dict(policies),
+        tokenizer=tokenizer,
+        found=found_now(seed, hypothesis.__version__),
+        note="\n".join([*findings, prop.clause, "not fully shrunk: the campaign stopped while shrinking"]),
+    )
+    path = write_atomic(staging / fixture_name(prop.id, params), fixture.to_json())
+    result, failure = _observed(calls, prop.op)
+    record = FailureRecord(
+        property=prop.id,
+        op=prop.op,
+        clause=prop.clause,
+        findings=findings,
+        params=params,
+        observed=result,
+        target_failure=failure,
+        worker=watch.worker,
+        found_at=0.0,
+        examples_until_failure=0,
+        shrunk=False,
+    )
+    return record, str(path)
 
 
 def _observed(calls: Sequence[Any], op: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -241,8 +329,6 @@ def _worker_main(
     """One worker process: open the target, then slices round-robin until stopped or done."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    from hypothesis.internal.observability import add_observability_callback, remove_observability_callback
-
     from ctxmodel import gate
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import Profile
@@ -265,7 +351,8 @@ def _worker_main(
             budget = math.ceil(config.max_examples / config.workers)
         mono_start = time.monotonic() - (time.time() - started_wall)
         deadline = None if config.duration is None else mono_start + config.duration
-        hard_deadline = None if deadline is None else deadline + config.grace
+        # Half the coordinator's grace: a worker reports an unfinished shrink before it is terminated.
+        hard_deadline = None if deadline is None else deadline + config.grace / 2
         active = [i for i, u in enumerate(units) if u.skipped is None]
         size = {i: LOOP_SLICE_START if units[i].id == AGENT_LOOP_ID else SLICE_START for i in active}
         done_examples = dict.fromkeys(active, 0)
@@ -287,8 +374,18 @@ def _worker_main(
                 n = size[i] if budget is None else max(1, min(size[i], budget - done_examples[i]))
                 slice_seed = derive_seed(run_seed, worker, unit.id, rounds[i])
                 rounds[i] += 1
-                watch = _Watch(worker, unit.id, i, queue, stop, retired, deadline, hard_deadline, seen=seen[i])
-                add_observability_callback(watch.observe)
+                watch = _Watch(
+                    worker,
+                    unit.id,
+                    i,
+                    queue,
+                    stop,
+                    retired,
+                    deadline,
+                    hard_deadline,
+                    seen=seen[i],
+                    grace=config.grace / 2,
+                )
                 found: FailureRecord | None = None
                 error: str | None = None
                 fixture: str | None = None
@@ -303,6 +400,7 @@ def _worker_main(
                             settings=profile.hypothesis_settings(max_examples=n, database=database),
                             seed=slice_seed,
                             fixtures_dir=Path(staging) / f"w{worker}",
+                            watch=watch,
                         )
                         if loop.failure is not None:
                             found = loop.failure
@@ -310,7 +408,7 @@ def _worker_main(
                     else:
                         prop = get(unit.id)
                         outcome = gate.run_property(
-                            prop,
+                            watched(prop, watch),
                             target,
                             policies=policies,
                             tokenizer=tokenizer,
@@ -340,9 +438,11 @@ def _worker_main(
                         elif outcome.status == "error":
                             error = outcome.reason
                 except StopSlice:
-                    pass
+                    if watch.last_failure is not None and unit.id != AGENT_LOOP_ID:
+                        found, fixture = _unfinished(
+                            get(unit.id), watch, target, policies, tokenizer, slice_seed, Path(staging) / f"w{worker}"
+                        )
                 finally:
-                    remove_observability_callback(watch.observe)
                     watch.flush()
                 done_examples[i] += watch.examples
                 if found is not None:
@@ -350,7 +450,9 @@ def _worker_main(
                         found,
                         worker=worker,
                         found_at=time.time() - started_wall,
-                        examples_until_failure=watch.first_failure or watch.examples,
+                        examples_until_failure=(
+                            done_examples[i] - watch.examples + (watch.first_failure or watch.examples)
+                        ),
                     )
                     queue.put(("failure", worker, found.to_json(), fixture))
                     active.remove(i)
