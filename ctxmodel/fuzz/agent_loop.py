@@ -575,7 +575,8 @@ def run_loop_slice(
 
     machine = agent_loop_machine(target, policies=policies, tokenizer=tokenizer)
     machine.watch = watch
-    machine = hypothesis.seed(seed)(machine)
+    # Not ``hypothesis.seed()``: it also sets ``database=None``, and the campaign's database is the point.
+    machine._hypothesis_internal_use_seed = seed
     try:
         with with_reporter(lambda _: None):
             run_state_machine_as_test(machine, settings=Settings(settings, stateful_step_count=30))
