@@ -199,3 +199,22 @@ def test_parse_duration() -> None:
     assert parse_duration("1h30m") == 5400
     with pytest.raises(UsageError):
         parse_duration("30 minutes")
+
+
+def test_agent_loop_unit_writes_a_replayable_fixture_with_its_steps(tmp_path: Path) -> None:
+    os.chdir(ROOT)
+    config = _config(
+        tmp_path, target_spec="python:tests.targets.broken_loop_rewind", max_examples=60,
+        property_ids=("agent-loop",), workers=1, seed=2,
+    )  # fmt: skip
+    result = run_campaign(config, out=open(os.devnull, "w"), tty=False)
+    assert result.exit_code == 1
+    (failure,) = result.failures
+    assert failure.property == "agent-loop"
+    assert failure.steps[0].startswith("user_starts(") and failure.steps[-1].startswith("rewind(")
+    fixture = load_fixture(failure.fixture or "")
+    # Named after the single-call suite property that sees the same call, so `ctxmodel replay` runs it.
+    assert fixture.property == "effective.visibility"
+    assert "rewind(" in fixture.note
+    html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert "step sequence" in html

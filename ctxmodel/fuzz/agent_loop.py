@@ -589,7 +589,7 @@ def run_loop_slice(
     if not machine.failures:
         return LoopOutcome(runs)
     failure, steps = machine.failures[-1]
-    prop_id = f"{AGENT_LOOP_PREFIX}.{failure.kind}"
+    prop_id = _replayable_as(failure, target, policies, tokenizer) or f"{AGENT_LOOP_PREFIX}.{failure.kind}"
     fixture = Fixture(
         property=prop_id,
         op=failure.op,
@@ -621,3 +621,20 @@ def run_loop_slice(
 
 
 AGENT_LOOP_PREFIX = "agent-loop"
+
+
+def _replayable_as(failure: LoopFailure, target: Target, policies: Mapping[str, str], tokenizer: str) -> str | None:
+    """The id of a registered single-call property that fails on the same call, if one does: the
+    fixture then replays by value with ``ctxmodel replay`` like any other (contract §8). The step
+    sequence stays in the note; ``agent-loop.<kind>`` is kept when no suite property sees it."""
+    from ctxmodel.gate import judge
+    from properties.catalogue import select
+
+    ops = {"request": ("request", "normalize"), "effective": ("effective",), "recover": ("recover",)}[failure.kind]
+    for prop in select(ops=ops):
+        if not set(prop.requires) <= set(target.description.ops):
+            continue
+        verdict = judge(prop, target, copy.deepcopy(failure.params), policies=policies, tokenizer=tokenizer)
+        if verdict.failed:
+            return prop.id
+    return None
