@@ -190,13 +190,18 @@ def run_property(
             state.last = (kept, verdict)
             raise _PropertyFailed(verdict.failures)
 
-    # Distinct database keys and random streams per property: the body's source is shared.
-    body._hypothesis_internal_add_digest = f"ctxmodel:{prop.id}".encode()  # type: ignore[attr-defined]
+    # Distinct database keys and random streams per property and target: the body's source is
+    # shared, and in a shared database one target's stored failures must not be replayed (and then
+    # deleted as fixed) by a run against another.
+    digest = f"ctxmodel:{target.description.name}:{prop.id}"
+    body._hypothesis_internal_add_digest = digest.encode()  # type: ignore[attr-defined]
     test: Any = given(strategy)(body)
     for params in examples:
         test = example(params)(test)
     test = profile.hypothesis_settings(max_examples=max_examples, database=database)(test)
-    test = hypothesis.seed(property_seed(seed, prop.id))(test)
+    # Not ``hypothesis.seed()``: it also sets ``database=None``, which would switch off the very
+    # database the profiles set explicitly (harness-lessons pitfall 4).
+    test._hypothesis_internal_use_seed = property_seed(seed, prop.id)
 
     error: BaseException | None = None
     try:

@@ -250,3 +250,19 @@ def test_summary_junit_and_exit_codes(tmp_path: Path) -> None:
     assert error.status == "error" and "ZeroDivisionError" in error.reason
     assert gate.exit_code([error]) == exitcodes.USAGE
     assert gate.exit_code([*report.outcomes, error]) == exitcodes.FAILED
+
+
+def test_the_example_database_is_kept_and_replays_the_failure(tmp_path: Path) -> None:
+    """A seeded run still saves to and replays from the database (``hypothesis.seed()`` would not)."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    db = DirectoryBasedExampleDatabase(str(tmp_path / "db"))
+    first = gate.run_gate(open_target("reference"), [COUNT], policies={}, profile=get_profile("ci"),
+                          fixtures_dir=tmp_path / "fx", target_spec="reference", max_examples=100, database=db)
+    assert first.outcomes[0].status == "failed"
+    assert any((tmp_path / "db").rglob("*")), "the failure was not saved to the database"
+    again = gate.run_gate(open_target("reference"), [COUNT], policies={}, profile=get_profile("ci"),
+                          fixtures_dir=tmp_path / "fx2", target_spec="reference", max_examples=100, database=db,
+                          seed=12345)
+    assert again.outcomes[0].status == "failed"
+    assert again.outcomes[0].examples <= 3, "a different seed should still replay the stored failure first"

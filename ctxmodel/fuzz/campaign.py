@@ -315,20 +315,6 @@ def _observed(calls: Sequence[Any], op: str) -> tuple[dict[str, Any] | None, str
     return last.result, last.failure
 
 
-def _seed_keeping_database(value: int) -> Callable[[Any], Any]:
-    """``hypothesis.seed`` without its side effect of ``database=None`` (``hypothesis/core.py``,
-    ``seed()``), which would switch the shared database off in every slice. Installed only inside
-    worker processes, which run nothing else; a stopgap until ``gate.run_property`` can take a seed
-    that keeps the database (asked for in issue 6's report).
-    """
-
-    def accept(test: Any) -> Any:
-        test._hypothesis_internal_use_seed = value
-        return test
-
-    return accept
-
-
 def _worker_main(
     worker: int,
     config: CampaignConfig,
@@ -343,9 +329,6 @@ def _worker_main(
     """One worker process: open the target, then slices round-robin until stopped or done."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    import hypothesis
-
-    hypothesis.seed = _seed_keeping_database  # type: ignore[assignment]
     from ctxmodel import gate
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import Profile
