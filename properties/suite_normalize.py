@@ -134,6 +134,19 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 expected,
             )
             return
+        # "...then its other blocks": a tool_result after the leading run is one the API rejects
+        # (results must come first, domain §5.1) whatever its id — a duplicate or an orphan left
+        # in place.
+        for m in range(sum(lead.values()), len(blocks)):
+            if btype(blocks[m]) == "tool_result":
+                kind = btype(blocks[m - 1])
+                yield Finding.fail(
+                    f"messages.{k + 1}.content.{m}: a tool_result for {blocks[m].get('tool_use_id')} comes after "
+                    f"{'an' if str(kind)[:1] in 'aeiou' else 'a'} {kind} block: the API requires tool_result "
+                    "blocks first, and this one is neither in the leading run nor removed",
+                    expected,
+                )
+                return
 
 
 @_prop(

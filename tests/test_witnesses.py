@@ -22,6 +22,7 @@ R = "python:tests.targets.broken_recover"
 #: (target spec, property id, severity it must produce)
 WITNESSES: list[tuple[str, str, str]] = [
     (f"{N}:ResultsSplit", "normalize.results-lead", "fail"),
+    (f"{N}:LeavesLateDuplicate", "normalize.results-lead", "fail"),
     (f"{N}:ResultOrderReversed", "normalize.result-order", "fail"),
     (f"{N}:EditsValidResult", "normalize.valid-results-kept", "fail"),
     (f"{N}:PositionalRemap", "normalize.no-relabel", "fail"),

@@ -45,6 +45,21 @@ class ResultsSplit(Reference):
         return {"messages": out}
 
 
+class LeavesLateDuplicate(Reference):
+    """A repeated result after the user's text is left where it stood (QwenLM/qwen-code PR #8163 shape):
+    the leading run is right, but a tool_result follows a non-result block."""
+
+    name = "broken-leaves-late-duplicate"
+
+    def normalize(self, params: Params) -> Params:
+        out: list[Msg] = super().normalize(params)["messages"]
+        for _, msg in _each_result_message(out):
+            n = _results_first(msg)
+            if len(msg["content"]) > n:
+                msg["content"].append(dict(msg["content"][n - 1]))
+        return {"messages": out}
+
+
 class ResultOrderReversed(Reference):
     """Declares resultOrder=tool_use but sends results in reverse order."""
 
