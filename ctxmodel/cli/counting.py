@@ -9,13 +9,12 @@ all raw tokens counted.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import attrs
 import click
 
+from ctxmodel.cli._files import one_line as _one_line
+from ctxmodel.cli._files import read_prompt as _read_prompt
 from ctxmodel.codec import read
-from ctxmodel.errors import UsageError
 from ctxmodel.model import Block, History
 from ctxmodel.tokens import Counter, get_counter
 from ctxmodel.visibility import visible_mask
@@ -33,12 +32,6 @@ class BlockCount:
     tokens: int  # raw, before the fudge
 
 
-def _one_line(text: str) -> str:
-    """Paths come from files and may carry odd characters: keep the report one line per item."""
-    escaped = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
-    return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
 def block_counts(history: History, positions: list[int], counter: Counter) -> list[BlockCount]:
     """Raw tokens of every block of the counted messages, named by their place in the stored file."""
     out: list[BlockCount] = []
@@ -51,16 +44,6 @@ def block_counts(history: History, positions: list[int], counter: Counter) -> li
         for j, block in enumerate(message.content):
             out.append(BlockCount(f"messages.{index}.content.{j}", block.type, counter.raw_block(block)))
     return out
-
-
-def _read_prompt(path: str | None) -> str:
-    if path is None:
-        return ""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"{path}: cannot read the system prompt: {reason}") from None
 
 
 def _share(part: int, whole: int) -> str:

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import BinaryIO
 
 import click
 
 from ctxmodel import exitcodes
-from ctxmodel.codec import read, write
+from ctxmodel.cli._files import emit_history as _emit
+from ctxmodel.cli._files import one_line as _one_line
+from ctxmodel.cli._files import write_history_atomically as _write_atomically
+from ctxmodel.codec import read
 from ctxmodel.errors import UsageError
 from ctxmodel.model import History, Message
 from ctxmodel.normalize import normalize_report
@@ -33,12 +34,6 @@ __all__ = ["COMMANDS", "normalize_command", "show_command", "validate_command"]
 
 _FILE = click.argument("file", type=click.Path(allow_dash=True, path_type=str))
 _RAW = click.option("--raw", is_flag=True, help="Judge the file as given, not the request it produces.")
-
-
-def _one_line(text: str) -> str:
-    """Ids and texts from a file can hold newlines or lone surrogates: keep each report one line."""
-    escaped = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
-    return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _request(history: History, raw: bool) -> tuple[History, list[int]]:
@@ -102,28 +97,6 @@ def validate_command(file: str, raw: bool, thinking: bool | None, show: bool) ->
         click.echo(_one_line(f"{scope}: {len(violations)} {noun}"), err=True)
         sys.exit(exitcodes.FAILED)
     click.echo(_one_line(f"{scope}: the API would accept its structure"), err=True)
-
-
-def _emit(history: History, stream: BinaryIO, indent: int | None) -> None:
-    """UTF-8 JSON, streamed message by message (a 50 MB history never becomes one string)."""
-    write(history, stream, indent=indent)
-    stream.write(b"\n")
-
-
-def _write_atomically(target: str, history: History, indent: int | None) -> None:
-    """Write through a temporary file and a rename, so a failed run never leaves half a history."""
-    directory = os.path.dirname(os.path.abspath(target))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".ctxmodel-", suffix=".json", dir=directory)
-    except OSError as exc:
-        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            _emit(history, handle, indent)
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
 
 
 def _same_file(a: str, b: str) -> bool:

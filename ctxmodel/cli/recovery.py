@@ -10,63 +10,21 @@ the history would be the input unchanged (contract §4 rule 8).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tempfile
-from pathlib import Path
 
 import click
 
 from ctxmodel import exitcodes
-from ctxmodel.codec import dump, dumps, read
+from ctxmodel.cli._files import emit_history, write_history_atomically
+from ctxmodel.cli._files import one_line as _one_line
+from ctxmodel.cli._files import read_prompt as _read_prompt
+from ctxmodel.codec import read
 from ctxmodel.errors import UsageError
-from ctxmodel.model import History
 from ctxmodel.recover import DEFAULT_RESERVE, Recovery
 from ctxmodel.recover import recover as run_recover
 
 __all__ = ["COMMANDS", "recover"]
-
-
-def _one_line(text: str) -> str:
-    """Paths and errors may carry newlines or lone surrogates from the file: keep each line one line."""
-    escaped = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
-    return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _encode(history: History) -> bytes:
-    """UTF-8 JSON; ASCII escapes when a string holds a lone surrogate UTF-8 cannot carry."""
-    text = dumps(history)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        return json.dumps(dump(history, copy=False), ensure_ascii=True, allow_nan=False).encode("ascii") + b"\n"
-
-
-def _write_atomically(target: str, data: bytes) -> None:
-    """Temporary file and rename: a failed run never leaves half a history behind."""
-    directory = os.path.dirname(os.path.abspath(target))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".ctxmodel-", suffix=".json", dir=directory)
-    except OSError as exc:
-        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
-
-
-def _read_prompt(path: str | None) -> str:
-    if path is None:
-        return ""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"{path}: cannot read the system prompt: {reason}") from None
 
 
 def _report(result: Recovery, window: int, max_tokens: int, counter: str) -> list[str]:
@@ -130,10 +88,10 @@ def recover(file: str, window: int, max_tokens: int, prompt_file: str | None, co
         click.echo(_one_line(f"ctxmodel: {file}: {result.error}"), err=True)
         sys.exit(exitcodes.FAILED)
     if out == "-":
-        sys.stdout.buffer.write(_encode(result.messages))
+        emit_history(result.messages, sys.stdout.buffer)
         sys.stdout.buffer.flush()
     elif out is not None:
-        _write_atomically(out, _encode(result.messages))
+        write_history_atomically(out, result.messages)
         click.echo(_one_line(f"wrote: {out}"))
 
 
