@@ -45,6 +45,12 @@ def marker_text(n: int) -> str:
     return f"[Sliding window truncation: {n} messages hidden to reduce context]"
 
 
+#: Drawn first in every turn and call: 0 (where shrinking drives it) drops the whole turn or call.
+#: The shrinker zeroes one choice at a time far more readily than it deletes a leading list element,
+#: so this is what lets a failing example lose the turns before the one that matters.
+_KEEP = st.integers(0, 15).map(bool)
+
+
 @attrs.frozen
 class _Knobs:
     min_turns: int
@@ -105,6 +111,7 @@ class _Turn:
     no_user: bool
     a_meta: dict[str, Any]
     u_meta: dict[str, Any]
+    keep: bool
 
 
 @memo
@@ -118,7 +125,9 @@ def _result_text(k: _Knobs) -> st.SearchStrategy[str]:
 
 @memo
 @st.composite
-def _call(draw: st.DrawFn, k: _Knobs) -> _Call:
+def _call(draw: st.DrawFn, k: _Knobs) -> _Call | None:
+    if not draw(_KEEP):
+        return None
     raw_id = draw(tool_ids(styles=k.id_styles, bad=k.bad_ids))
     extra = 4 if k.unknown_keys else 0
     use = draw(tool_use_blocks("", extra_percent=extra))
@@ -136,7 +145,18 @@ def _call(draw: st.DrawFn, k: _Knobs) -> _Call:
 @memo
 @st.composite
 def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
-    calls = draw(st.lists(_call(k), max_size=k.max_calls))
+    keep = draw(_KEEP)
+    # The turn's perturbations are decided before its calls: Hypothesis shrinks earlier choices
+    # first, so a failing example drops a perturbation that does not matter (an extra user message,
+    # say) rather than the call-level defect that does (a missing result).
+    user_split = draw(st.sampled_from((1, 2))) if k.consecutive_roles and draw(chance(10)) else 0
+    no_user = k.consecutive_roles and draw(chance(5))
+    split_flag = k.consecutive_roles and draw(chance(10))
+    orphan_flag = k.orphans and draw(chance(14))
+    interleave_flag = k.interleave and draw(chance(25))
+    u_pre_flag = k.interleave and draw(chance(5))
+    reorder_flag = k.reorder and draw(chance(20))
+    calls = [c for c in draw(st.lists(_call(k), max_size=k.max_calls)) if c is not None]
     extra = 4 if k.unknown_keys else 0
     a_pre: list[Block] = []
     if k.thinking and draw(chance(12)):
@@ -147,15 +167,15 @@ def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
         a_pre.insert(0, draw(unknown_blocks("assistant")))
     n_results = sum(1 + (c.dup_result is not None) for c in calls if c.has_result)
     perm = list(range(n_results))
-    if k.reorder and n_results >= 2 and draw(chance(20)):
+    if reorder_flag and n_results >= 2:
         perm = draw(st.permutations(perm))
     inserts: list[tuple[int, Block]] = []
-    if k.interleave and calls and draw(chance(25)):
+    if interleave_flag and calls:
         for _ in range(draw(st.integers(1, 2))):
             block = draw(image_blocks()) if k.images and draw(st.booleans()) else draw(text_blocks(text=k.text))
             inserts.append((draw(st.integers(0, 6)), block))
     u_pre: list[Block] = []
-    if k.interleave and calls and draw(chance(5)):
+    if u_pre_flag and calls:
         u_pre.append(draw(text_blocks(text=k.text)))
     u_post: list[Block] = []
     if not calls or draw(chance(35)):
@@ -165,22 +185,24 @@ def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
     if k.unknown_blocks and draw(chance(4)):
         u_post.append(draw(unknown_blocks("user")))
     orphans: list[tuple[str, int, Block]] = []
-    if k.orphans and draw(chance(14)):
+    if orphan_flag:
         kind = draw(st.sampled_from(("two-back", "unknown")))
         orphans.append((kind, draw(st.integers(0, 4)),
                         draw(tool_result_blocks("", forms=k.result_forms, is_error=k.is_error, text=k.text))))
-    user_split = 0
-    if k.consecutive_roles and draw(chance(10)):
-        user_split = draw(st.sampled_from((1, 2)))
     user_string = None
     if k.string_content and not calls and draw(chance(30)):
         user_string = draw(texts(nonblank=True))
-    no_user = k.consecutive_roles and draw(chance(5))
     a_meta = draw(meta_extras(5)) if k.unknown_keys else {}
     u_meta = draw(meta_extras(5)) if k.unknown_keys else {}
-    split_assistant = k.consecutive_roles and bool(a_pre) and bool(calls) and draw(chance(10))
+    split_assistant = split_flag and bool(a_pre) and bool(calls)
     return _Turn(a_pre, calls, split_assistant, perm, inserts, u_pre, u_post, orphans, user_split, user_string,
-                 no_user, a_meta, u_meta)
+                 no_user, a_meta, u_meta, keep)
+
+
+def _kept(turns: Sequence[Any], min_turns: int) -> list[Any]:
+    """The turns whose keep flag is set, or the first ``min_turns`` when that leaves too few."""
+    kept = [t for t in turns if t.keep]
+    return kept if len(kept) >= min_turns else list(turns[:min_turns])
 
 
 def _insert_at(items: list[Block], pos: int, block: Block) -> None:
@@ -318,25 +340,25 @@ def _truncate(draw: st.DrawFn, msgs: list[Msg], k: _Knobs, n: int, dangling_ok: 
 
 
 @st.composite
-def _defect(draw: st.DrawFn, msgs: list[Msg]) -> None:
-    """One defect normalization passes through for the oracle (contract §3.8)."""
-    kind = draw(st.sampled_from(("empty-text", "whitespace", "empty-message", "result-in-assistant",
-                                 "leading-assistant")))
-    at = draw(st.integers(0, len(msgs) - 1))
-    m = msgs[at]
-    if kind == "empty-text":
+def _defects(draw: st.DrawFn, msgs: list[Msg], which: Sequence[bool]) -> None:
+    """Defects normalization passes through for the oracle (contract §3.8), each independently."""
+    empty_text, whitespace, empty_message, misplaced, leading = which
+    if empty_text:
+        m = msgs[draw(st.integers(0, len(msgs) - 1))]
         if isinstance(m["content"], list):
             m["content"].append({"type": "text", "text": ""})
         else:
             m["content"] = [{"type": "text", "text": ""}]
-    elif kind == "whitespace":
+    if whitespace:
+        m = msgs[draw(st.integers(0, len(msgs) - 1))]
         m["content"] = [{"type": "text", "text": draw(st.sampled_from((" ", "\n\n", "\t ")))}]
-    elif kind == "empty-message":
-        m["content"] = draw(st.sampled_from(("", [])))
-    elif kind == "result-in-assistant":
+    if empty_message:
+        msgs[draw(st.integers(0, len(msgs) - 1))]["content"] = draw(st.sampled_from(("", [])))
+    if misplaced:
+        at = draw(st.integers(0, len(msgs) - 1))
         msgs.insert(at + 1, {"role": "assistant", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_misplaced", "content": "x"}]})
-    else:
+    if leading:
         msgs.insert(0, {"role": "assistant", "content": [{"type": "text", "text": "hi"}]})
 
 
@@ -347,27 +369,32 @@ def _timestamps(msgs: list[Msg]) -> None:
 
 @st.composite
 def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
+    # Whole-history overlays are decided first: Hypothesis shrinks earlier choices first, so a
+    # failing example sheds condense, truncation and defects before it simplifies the turns.
+    trailing = k.trailing_tool_use and draw(chance(10))
+    condenses = [k.summaries and draw(chance(p)) for p in (30, 40)]
+    truncations = [k.truncations and draw(chance(p)) for p in (30, 25)]
+    rewound = k.dangling_parents and draw(chance(10))
+    defects = [k.defects and draw(chance(6)) for _ in range(5)]
     first = draw(_first_message(k))
-    turns = draw(st.lists(_turn(k), min_size=k.min_turns, max_size=k.max_turns))
-    msgs = _build_turns(first, turns)
-    if k.trailing_tool_use and draw(chance(10)):
+    drawn = draw(st.lists(_turn(k), min_size=k.min_turns, max_size=k.max_turns))
+    msgs = _build_turns(first, _kept(drawn, k.min_turns))
+    if trailing:
         used = {str(b.get("id")) for m in msgs if isinstance(m["content"], list) for b in m["content"]}
         calls = draw(st.lists(tool_ids(styles=k.id_styles, bad=False), min_size=1, max_size=2))
         ids = [make_unique(c, used) for c in calls]
         msgs.append({"role": "assistant", "content": [{**draw(tool_use_blocks("")), "id": t} for t in ids]})
-    if k.summaries:
-        for n in range(2):
-            if draw(chance(28 if n == 0 else 30)):
-                draw(_condense(msgs, k, n + 1))
-    if k.truncations:
-        for n in range(2):
-            if draw(chance(30 if n == 0 else 25)):
-                draw(_truncate(msgs, k, n + 1, k.dangling_parents))
-    if k.dangling_parents and draw(chance(5)):
+    for n, on in enumerate(condenses):
+        if on and (n == 0 or condenses[0]):
+            draw(_condense(msgs, k, n + 1))
+    for n, on in enumerate(truncations):
+        if on and (n == 0 or truncations[0]):
+            draw(_truncate(msgs, k, n + 1, k.dangling_parents))
+    if rewound:
         a = draw(st.integers(0, len(msgs) - 1))
         msgs[a].setdefault("condenseParent", "cond-rewound")
-    if k.defects and draw(chance(22)):
-        draw(_defect(msgs))
+    if any(defects):
+        draw(_defects(msgs, defects))
     if k.timestamps and draw(chance(50)):
         _timestamps(msgs)
     out = copy.deepcopy(msgs)  # no aliasing between blocks: a mutating target shows up as one change
@@ -459,11 +486,13 @@ class _WfTurn:
     user_string: str | None
     a_meta: dict[str, Any]
     u_meta: dict[str, Any]
+    keep: bool
 
 
 @memo
 @st.composite
 def _wf_turn(draw: st.DrawFn, k: _WfKnobs) -> _WfTurn:
+    keep = draw(_KEEP)
     n_calls = draw(st.integers(0, k.max_calls))
     body = texts(nonblank=True)
     if k.big_results:
@@ -490,7 +519,7 @@ def _wf_turn(draw: st.DrawFn, k: _WfKnobs) -> _WfTurn:
         user_string = draw(texts(nonblank=True))
     a_meta = draw(meta_extras(5)) if k.unknown_keys else {}
     u_meta = draw(meta_extras(5)) if k.unknown_keys else {}
-    return _WfTurn(think, a_pre, calls, u_post, user_string, a_meta, u_meta)
+    return _WfTurn(think, a_pre, calls, u_post, user_string, a_meta, u_meta, keep)
 
 
 def _is_assistant(m: Msg) -> bool:
@@ -504,7 +533,7 @@ def _wf_histories(draw: st.DrawFn, k: _WfKnobs) -> list[Msg]:
         first = {"role": "user", "content": draw(texts(nonblank=True))}
     else:
         first = {"role": "user", "content": [draw(text_blocks(text=texts(nonblank=True)))]}
-    turns = draw(st.lists(_wf_turn(k), min_size=k.min_turns, max_size=k.max_turns))
+    turns = _kept(draw(st.lists(_wf_turn(k), min_size=k.min_turns, max_size=k.max_turns)), k.min_turns)
     # Thinking is on or off for the whole session: with it on, the oracle requires the last tool
     # turn to open with a thinking block (domain §5.2), and a correct agent stores one on every turn.
     thinking_on = k.thinking and draw(chance(35))

@@ -38,64 +38,67 @@ def _tool_id(prefix: str, n: int, rng: random.Random) -> str:
 @st.composite
 def _realistic(draw: st.DrawFn, min_messages: int, max_messages: int, id_style: str | None, reasoning: bool,
                defects: bool, condensed: bool, truncated: bool, timestamps: bool) -> list[Msg]:
+    """One session: the size and a seed are drawn, the rest follows the field's frequencies.
+
+    Per-turn choices come from ``random.Random(seed)``, not from draws: Hypothesis biases draws
+    toward boundary values (a turn kind of 0 every time), which would skew the shape away from the
+    measured distribution, and hundreds of turns would spend its choice budget.
+    """
     n_messages = draw(st.integers(min_messages, max_messages))
     style = id_style or draw(st.sampled_from(("call_00", "toolu", "call", "tooluse", "toolu_vrtx")))
     prefix = ID_PREFIXES[style]
     rng = random.Random(draw(_SEED))
     msgs: list[Msg] = [{"role": "user", "content": [
-        {"type": "text", "text": "<task>\n" + filler(draw(_SEED), draw(st.integers(40, 600))) + "\n</task>"},
-        {"type": "text", "text": _env(draw(_SEED), draw(st.integers(300, 2000)))},
+        {"type": "text", "text": "<task>\n" + filler(rng.randrange(2**31), rng.randint(40, 600)) + "\n</task>"},
+        {"type": "text", "text": _env(rng.randrange(2**31), rng.randint(300, 2000))},
     ]}]
     n = 0
     while len(msgs) < n_messages:
         n += 1
-        seed = draw(_SEED)
-        kind = draw(st.integers(0, 99))  # 0..3: a plain chat turn; else a tool turn
+        seed = rng.randrange(2**31)
+        chat = rng.random() < 0.04  # a plain exchange (feedback), else a tool turn
         assistant: list[dict[str, Any]] = []
-        if reasoning and draw(st.integers(0, 99)) < 95:
-            assistant.append({"type": "reasoning", "text": filler(seed + 1, draw(st.integers(80, 1200)))})
-        if kind < 4 or draw(st.integers(0, 99)) < 20:
-            assistant.append({"type": "text", "text": filler(seed + 2, draw(st.integers(20, 600)))})
-        if kind < 4:
+        if reasoning and rng.random() < 0.95:
+            assistant.append({"type": "reasoning", "text": filler(seed + 1, rng.randint(80, 1200))})
+        if chat or rng.random() < 0.2:
+            assistant.append({"type": "text", "text": filler(seed + 2, rng.randint(20, 600))})
+        if chat:
             msgs.append({"role": "assistant", "content": assistant or [{"type": "text", "text": "Done."}]})
             msgs.append({"role": "user", "content": [
-                {"type": "text", "text": "<feedback>\n" + filler(seed + 3, draw(st.integers(10, 300)))
-                 + "\n</feedback>"},
-                {"type": "text", "text": _env(seed + 4, draw(st.integers(300, 1500)))}]})
+                {"type": "text", "text": "<feedback>\n" + filler(seed + 3, rng.randint(10, 300)) + "\n</feedback>"},
+                {"type": "text", "text": _env(seed + 4, rng.randint(300, 1500))}]})
             continue
         tid = _tool_id(prefix, n, rng)
         tool = rng.choice(_TOOLS)
-        path = f"src/{filler(seed, 8, 'code').strip() or 'a'}.ts".replace(" ", "_").replace("\n", "_")
+        path = f"src/{rng.choice(('app', 'core', 'utils', 'api'))}/{rng.choice(('index', 'task', 'io'))}.ts"
         assistant.append({"type": "tool_use", "id": tid, "name": tool, "input": {"path": path}})
         msgs.append({"role": "assistant", "content": assistant})
-        size = draw(st.integers(0, 99))
-        length = draw(st.integers(1, 400)) if size < 40 else draw(st.integers(400, 4000)) if size < 90 else \
-            draw(st.integers(4000, 40_000))
+        size = rng.random()
+        length = rng.randint(1, 400) if size < 0.4 else rng.randint(400, 4000) if size < 0.92 else \
+            rng.randint(4000, 40_000)
         body = filler(seed + 5, length, "code" if tool == "read_file" else "prose")
-        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tid}
-        if draw(st.integers(0, 99)) < 22:
-            result["content"] = [{"type": "text", "text": body}]
-        else:
-            result["content"] = body
-        user: list[dict[str, Any]] = [result, {"type": "text", "text": _env(seed + 6, draw(st.integers(300, 1500)))}]
-        if defects and draw(st.integers(0, 199)) == 0:
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tid,
+                                  "content": [{"type": "text", "text": body}] if rng.random() < 0.22 else body}
+        user: list[dict[str, Any]] = [result, {"type": "text", "text": _env(seed + 6, rng.randint(300, 1500))}]
+        if defects and rng.random() < 0.005:
             user = user[1:]  # the result was lost (interrupted tool, domain §4.1 step 5)
-        elif defects and draw(st.integers(0, 199)) == 0:
+        elif defects and rng.random() < 0.005:
             user.insert(0, {"type": "tool_result", "tool_use_id": _tool_id(prefix, 99, rng), "content": "stale"})
         msgs.append({"role": "user", "content": user})
-    if condensed and draw(st.integers(0, 99)) < 30:
-        cut = 2 * draw(st.integers(1, max(1, len(msgs) // 2 - 1))) - 1  # at an assistant message
+    if condensed and rng.random() < 0.3 and len(msgs) >= 4:
+        cut = 2 * rng.randint(1, len(msgs) // 2 - 1) - 1  # at an assistant message
         for m in msgs[:cut]:
             m["condenseParent"] = "cond-1"
         msgs.insert(cut, {"role": "user", "isSummary": True, "condenseId": "cond-1", "content": [
-            {"type": "text", "text": SUMMARY_PREFIX + filler(draw(_SEED), draw(st.integers(500, 4000)))}]})
-    if truncated and draw(st.integers(0, 99)) < 30:
+            {"type": "text", "text": SUMMARY_PREFIX + filler(seed, rng.randint(500, 4000))}]})
+    if truncated and rng.random() < 0.3 and len(msgs) >= 4:
         start = next(i for i, m in enumerate(msgs) if "condenseParent" not in m)
-        span = len(msgs) - start - 1
-        if span >= 3:
-            hide = 2 * draw(st.integers(1, span // 2 - 1 if span // 2 > 1 else 1))
-            s = start + 1 + (1 if msgs[start + 1]["role"] == "user" else 0)
-            e = min(s + hide, len(msgs) - 1)
+        # first kept visible + assistant/user pairs, never the last message (contract §4.3)
+        s = start + 1 if msgs[start + 1]["role"] == "assistant" else start + 2
+        pairs = (len(msgs) - 1 - s) // 2
+        if pairs >= 1:
+            e = s + 2 * rng.randint(1, pairs)
+            e = min(e, len(msgs) - 1)
             for m in msgs[s:e]:
                 m["truncationParent"] = "trunc-1"
             msgs.insert(e, {"role": "user", "content": marker_text(e - s), "isTruncationMarker": True,

@@ -1,0 +1,277 @@
+"""The strategies produce what issue 4 asks: every feature, every shape, valid well-formed histories."""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
+
+from ctxmodel.codec import load
+from ctxmodel.normalize import normalize
+from ctxmodel.oracle import validate
+from ctxmodel.render import render
+from ctxmodel.visibility import effective
+from strategies import (
+    FEATURES,
+    RECOVERY_CASES,
+    features,
+    histories,
+    realistic_histories,
+    recovery_case,
+    recovery_requests,
+    texts,
+    well_formed_histories,
+)
+from strategies.ids import ID_STYLES, id_style, tool_ids
+from strategies.labels import feature_table, visibility
+from strategies.recovery import allowed_tokens, count_request
+from strategies.text import SPECIAL_TOKENS
+
+Msg = dict[str, Any]
+
+
+def report(text: str) -> None:
+    """Tables go to the real stdout, so they show in ``pytest -s`` and in CI logs alike."""
+    print(text, file=sys.__stdout__, flush=True)
+
+
+def _strict_json(value: Any) -> None:
+    """Strict JSON (no NaN/Infinity) whose text is UTF-8 encodable (no lone surrogates)."""
+    json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+
+
+def _generate(strategy: st.SearchStrategy[Any], n: int, each: Callable[[Any], None]) -> int:
+    """Run ``each`` on ``n`` freshly generated examples (no shrinking, no database)."""
+    seen = [0]
+
+    # derandomize: the same examples every run, so a share near a threshold cannot flake.
+    @settings(max_examples=n, phases=[Phase.generate], database=None, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def run(value: Any) -> None:
+        seen[0] += 1
+        each(value)
+
+    run()
+    return seen[0]
+
+
+def test_every_feature_in_at_least_two_percent_of_1000_histories() -> None:
+    counts: collections.Counter[str] = collections.Counter()
+
+    def each(history: list[Msg]) -> None:
+        _strict_json(history)
+        load(history)  # contract §1: the codec accepts every drawn history
+        counts.update(features(history))
+
+    total = _generate(histories(), 1000, each)
+    report(f"\nfeatures in {total} examples of histories():\n" + feature_table(counts, total))
+    rare = {name: counts[name] for name in FEATURES if counts[name] < 0.02 * total}
+    assert total >= 1000
+    assert not rare, f"features under 2%: {rare}"
+
+
+#: Specific shapes ``find()`` must reach within its default budget (issue 4 "Must show").
+SHAPES = (
+    "image-between-parallel-results",
+    "orphan-after-condense",
+    "orphan-after-truncation",
+    "orphan-two-turns-back",
+    "dangling-truncation-parent",
+    "duplicate-tool-use-across-messages",
+    "trailing-tool-use",
+    "legacy-assistant-summary",
+    "parallel-missing-result",
+    "id-bad",
+)
+
+
+#: find()'s own default budget (max_examples 2000), made repeatable; shrinking is judged separately.
+REACH = settings(max_examples=2000, derandomize=True, database=None, phases=[Phase.generate])
+SHRINK = settings(max_examples=2000, derandomize=True, database=None)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_find_reaches_shape(shape: str) -> None:
+    found = find(histories(), lambda h: shape in features(h), settings=REACH)
+    assert shape in features(found)
+
+
+@pytest.mark.parametrize("shape", ["image-between-parallel-results", "orphan-after-condense"])
+def test_find_shrinks_a_shape_to_a_readable_history(shape: str) -> None:
+    found = find(histories(), lambda h: shape in features(h), settings=SHRINK)
+    report(f"\nminimal history with {shape}:\n{render(load(found))}")
+    assert shape in features(found)
+    assert len(found) <= 4
+
+
+def test_find_shrinks_ids_and_text_to_readable_values() -> None:
+    found = find(histories(), lambda h: "parallel-calls" in features(h), settings=SHRINK)
+    uses = [b for m in found if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_use"]
+    assert len(found) == 3  # the first user message, the calls, their results
+    assert [u["id"] for u in uses] == ["toolu_a", "toolu_a2"]
+    assert find(tool_ids(), lambda _: True, settings=SHRINK) == "toolu_a"
+
+
+def _request(history: list[Msg]) -> Any:
+    return normalize(effective(load(history)))
+
+
+@settings(max_examples=150)
+@given(well_formed_histories(pending=True))
+def test_well_formed_histories_pass_the_oracle_and_normalize_keeps_them(history: list[Msg]) -> None:
+    _strict_json(history)
+    visible = effective(load(history))
+    request = normalize(visible)
+    assert validate(request) == [], render(visible)
+    assert request == visible, "normalize changed a well-formed history (contract §3.7, A10)"
+
+
+def test_well_formed_features_cover_summaries_markers_thinking_images() -> None:
+    counts: collections.Counter[str] = collections.Counter()
+    total = _generate(well_formed_histories(pending=True), 300, lambda h: counts.update(features(h)))
+    wanted = ("summary", "truncation-marker", "thinking-on-tool-turn", "image", "parallel-calls",
+              "trailing-tool-use", "result-content-list", "result-content-absent", "unknown-metadata-key")
+    report("\nfeatures in well_formed_histories():\n" + feature_table(counts, total, wanted))
+    assert all(counts[name] > 0 for name in wanted), {n: counts[n] for n in wanted}
+    broken = ("orphan-after-user", "missing-result", "duplicate-result", "id-bad", "consecutive-assistant")
+    assert not any(counts[name] for name in broken), {n: counts[n] for n in broken}
+
+
+def test_recovery_requests_cover_every_case_of_contract_4() -> None:
+    counts: collections.Counter[str] = collections.Counter()
+
+    def each(request: dict[str, Any]) -> None:
+        assert set(request) == {"messages", "contextWindow", "maxTokens", "systemPrompt"}
+        assert isinstance(request["contextWindow"], int) and request["contextWindow"] >= 1
+        assert isinstance(request["maxTokens"], int) and isinstance(request["systemPrompt"], str)
+        _strict_json(request)
+        load(request["messages"])
+        counts[recovery_case(request)] += 1
+        if request["maxTokens"] <= 0:
+            counts["maxTokens<=0"] += 1
+
+    total = _generate(recovery_requests(), 250, each)
+    names = (*RECOVERY_CASES, "maxTokens<=0")
+    report("\nrecovery cases:\n" + feature_table(counts, total, names))
+    assert all(counts[name] >= 0.02 * total for name in names), dict(counts)
+
+
+def test_recovery_budget_edges() -> None:
+    # contract §4: reserve 8192 when maxTokens <= 0; a count equal to allowed is within.
+    assert allowed_tokens(10_000, 0) == 9000 - 8192
+    assert allowed_tokens(10_000, -5) == 9000 - 8192
+    assert allowed_tokens(10_000, 1000) == 8000
+    history: list[Msg] = [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": "x " * 200},
+        {"role": "user", "content": "world"},
+    ]
+    total = count_request(history)
+    window = 1
+    while allowed_tokens(window, 100) < total:
+        window += 1
+    at_edge = {"messages": history, "contextWindow": window, "maxTokens": 100, "systemPrompt": ""}
+    assert allowed_tokens(window, 100) == total
+    assert recovery_case(at_edge) == "within"
+    assert recovery_case({**at_edge, "contextWindow": window - 2}) == "little-over"
+    assert recovery_case({**at_edge, "contextWindow": window // 2}) == "far-over"
+    assert recovery_case({**at_edge, "contextWindow": 100}) == "allowed<=0"
+    # one message is both first and last visible: nothing may be hidden (contract §4.3)
+    alone = {**at_edge, "messages": history[1:2], "contextWindow": 115}
+    assert recovery_case(alone) == "impossible"
+
+
+def test_realistic_histories_have_the_shape_of_real_sessions() -> None:
+    shares: list[float] = []
+
+    def each(history: list[Msg]) -> None:
+        assert len(history) >= 100
+        load(history)
+        users = [m for m in history[1:] if m["role"] == "user" and isinstance(m["content"], list)]
+        shaped = [m for m in users if len(m["content"]) == 2 and m["content"][0]["type"] == "tool_result"
+                  and m["content"][1]["type"] == "text"]
+        shares.append(len(shaped) / max(1, len(users)))
+        uses = sum(1 for m in history for b in (m["content"] if isinstance(m["content"], list) else [])
+                   if b["type"] == "tool_use")
+        assert 0.7 <= uses / (len(history) / 2) <= 1.05, "about one tool pair per turn (domain §1.4)"
+
+    n = _generate(realistic_histories(), 8, each)
+    report(f"\nrealistic: share of user messages [tool_result, text] over {n} histories: "
+           f"min {min(shares):.2f}, mean {sum(shares) / len(shares):.2f}")
+    assert min(shares) >= 0.7
+
+
+def test_texts_kinds_sizes_and_encoding() -> None:
+    seen: collections.Counter[str] = collections.Counter()
+
+    def each(text: str) -> None:
+        text.encode("utf-8")  # no lone surrogates
+        assert len(text) <= 40
+        if any(t in text for t in SPECIAL_TOKENS):
+            seen["special"] += 1
+        if len(text) >= 20 and not any(c.isspace() for c in text):
+            seen["long-no-space"] += 1
+        if len(text) >= 20 and len(set(text)) == 1:
+            seen["one-char-run"] += 1
+        if any(ord(c) > 0xFFFF for c in text):
+            seen["astral"] += 1
+
+    _generate(texts(), 300, each)
+    assert all(seen[k] > 0 for k in ("special", "long-no-space", "one-char-run", "astral")), dict(seen)
+    big = find(texts(min_size=5000, max_size=9000), lambda _: True)
+    assert len(big) == 5000
+    assert find(texts(nonblank=True), lambda _: True).strip()
+    with pytest.raises(ValueError, match="kinds"):
+        texts(kinds=["poetry"])
+
+
+def test_id_styles() -> None:
+    assert [id_style(x) for x in ("toolu_01A", "toolu_vrtx_01", "call_abc", "call_00_x", "tooluse_Q",
+                                  "srvtoolu_1", "functions.read:0", "weird")] == [
+        "toolu", "toolu_vrtx", "call", "call_00", "tooluse", "srvtoolu", "bad", "other"]
+    assert set(ID_STYLES) == {"toolu", "toolu_vrtx", "call", "call_00", "tooluse", "srvtoolu"}
+
+
+def test_features_read_a_hand_written_history() -> None:
+    history: list[Msg] = [
+        {"role": "user", "content": "start"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "r", "input": {}},
+                                          {"type": "tool_use", "id": "toolu_b", "name": "r", "input": {}}],
+         "condenseParent": "c1"},
+        {"role": "user", "content": "summary", "isSummary": True, "condenseId": "c1"},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "x"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}},
+            {"type": "tool_result", "tool_use_id": "toolu_b"}]},
+    ]
+    assert visibility(history) == ["before-summary", "before-summary", None, None]
+    f = features(history)
+    assert {"orphan-after-condense", "orphan-after-user", "parallel-calls", "image-between-results",
+            "result-content-absent", "summary", "condense-parent", "user-string-content", "id-toolu"} <= f
+    # the image sits between results whose tool_use is not the previous message: not "of one parallel call"
+    assert "image-between-parallel-results" not in f
+
+
+def test_drawn_histories_share_no_objects() -> None:
+    """A target that mutates one block must not change another (purity checks, contract §1)."""
+
+    def each(history: list[Msg]) -> None:
+        ids: set[int] = set()
+
+        def walk(value: Any) -> None:
+            if isinstance(value, dict | list):
+                assert id(value) not in ids
+                ids.add(id(value))
+                for item in value.values() if isinstance(value, dict) else value:
+                    walk(item)
+
+        walk(history)
+
+    _generate(histories(), 100, each)
