@@ -19,13 +19,14 @@ import time
 
 def _child(mutant: str, props: list[str], write_fd: int) -> None:
     os.environ["MUTANT_UNDER_TEST"] = mutant
+    from test_kill import killed as kills
     from test_kill import run_one
 
     killed, passed = [], []
     for prop in props:
         try:
             outcome = run_one(prop)
-            (passed if outcome.status == "passed" else killed).append(prop)
+            (killed if kills(outcome) else passed).append(prop)
         except BaseException:  # a mutant that breaks the harness itself still fails the property
             killed.append(prop)
         os.write(write_fd, (json.dumps({"prop": prop, "killed": prop in killed}) + "\n").encode())

@@ -182,6 +182,16 @@ def main(argv: list[str] | None = None) -> int:
     equivalent = [n for n in survivors if reasons.get(n, {}).get("kind") == "equivalent"]
     non_equivalent = len(chosen) - len(equivalent)
     score = len(killed) / non_equivalent if non_equivalent else 1.0
+    # Survivors the properties cannot see by design: code no op result depends on, or a change the
+    # contract allows any target to make (survivors.json says which, and why).
+    outside = {"contract-equivalent", "report-only", "not reached"}
+    blind = sum(
+        1
+        for n in survivors
+        if reasons.get(n, {}).get("kind") in outside or (n not in reasons and verdicts[n] == "no tests")
+    )
+    reached = non_equivalent - blind
+    reached_score = len(killed) / reached if reached else 1.0
     kills: Counter[str] = Counter()
     covers: Counter[str] = Counter()
     for n in killed:
@@ -205,13 +215,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  killed by mutmut but by no single property on re-run (flaky or timing): {', '.join(lost)}")
     print(f"\nsurvivors ({len(survivors)}):")
     by_kind: dict[str, int] = defaultdict(int)
+    unreached = {"kind": "not reached", "why": "no op calls this function (CLI report code), so no property can see it"}
     for n in survivors:
-        reason = reasons.get(n, {"kind": "unexplained", "why": "no reason recorded in survivors.json"})
+        default = unreached if verdicts[n] == "no tests" else {"kind": "unexplained", "why": "not in survivors.json"}
+        reason = reasons.get(n, default)
         by_kind[reason["kind"]] += 1
         print(f"  {n} [{verdicts[n]}] {reason['kind']}: {reason['why']}")
         print(f"      {diff(workdir, n)}")
     print(
-        f"\nmutation score: {len(killed)}/{non_equivalent} non-equivalent mutants killed = {100 * score:.1f}% "
+        f"\nmutation score: {len(killed)}/{non_equivalent} non-equivalent mutants killed = {100 * score:.1f}%; "
+        f"of those the contract lets a property see: {len(killed)}/{reached} = {100 * reached_score:.1f}% "
         f"(sample {len(chosen)} of {len(names)}, seed {args.seed}, {args.examples} examples per property; "
         f"{len(equivalent)} equivalent; survivors by reason: {dict(by_kind) or 'none'}; "
         f"{time.monotonic() - started:.0f} s)"
@@ -226,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                     "matrix": matrix,
                     "covering": {n: cover.get(function_of(n), []) for n in chosen},
                     "score": score,
+                    "reached_score": reached_score,
                     "killed": len(killed),
                     "non_equivalent": non_equivalent,
                     "survivors": {n: reasons.get(n) for n in survivors},

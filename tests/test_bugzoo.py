@@ -1,0 +1,115 @@
+"""The reduced CI form of issue 7's benchmarks: CI notices when the harness loses power.
+
+Three parts, each a small sample of a full run documented in ``benchmarks/README.md``:
+
+- zoo bug variants are detected by the property that guards their clause, with the ``ci`` profile;
+- legitimate variants (other valid policies, an independent implementation) pass those properties;
+- a sample of mutants of the reference (the mutation operators mutmut applies: comparison flips,
+  operator swaps, constant tweaks, statement deletion) is killed by the property that should kill it.
+
+Each variant is checked through ``benchmarks.bugzoo.run.run_variant``, i.e. the gate's own
+``run_property``, restricted to one or two properties so the whole file stays well under two minutes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.bugzoo.run import run_variant, variants  # noqa: E402
+
+#: (variant, the property expected to catch it): one per family of domain §2-§4.
+DETECTED = [
+    ("bug_global_id_set", "normalize.orphans-per-policy"),
+    ("bug_synthetic_unmarked", "normalize.synthetic-marked"),
+    ("bug_vis_dangling_parent_hides", "effective.visibility"),
+    ("bug_zero_progress_success", "recover.progress-or-error"),
+    ("bug_allowed_nonpositive_noop", "recover.allowed-nonpositive-errors"),
+    ("bug_count_per_message_rounding", "count.agrees"),
+]
+
+#: (legitimate variant, properties its declared policy bears on): it must pass them.
+LEGIT = [
+    ("legit_orphans_any", ("normalize.orphans-per-policy", "normalize.no-relabel")),
+    ("legit_last_duplicate_wins", ("normalize.valid-results-kept",)),
+    ("legit_degrade_only", ("recover.degraded-shrink", "recover.progress-or-error")),
+]
+
+
+def test_zoo_has_the_issue_counts() -> None:
+    names = variants()
+    assert sum(n.startswith("bug_") for n in names) >= 25
+    assert sum(n.startswith("legit_") for n in names) >= 8
+    for name in names[:-1]:
+        module = __import__(f"benchmarks.bugzoo.{name}", fromlist=["CLAUSE"])
+        assert str(module.CLAUSE).startswith("contract §"), name
+        assert (module.__doc__ or "").strip().splitlines()[0], name
+
+
+@pytest.mark.parametrize(("variant", "prop"), DETECTED)
+def test_bug_variant_detected(variant: str, prop: str) -> None:
+    row = run_variant(variant, property_ids=[prop], first_only=True)
+    assert row.detected, f"{variant} ({row.clause}) was not caught by {prop}"
+    assert row.caught_by == (prop,)
+    assert row.shrunk_messages is not None and row.shrunk_messages <= 6
+
+
+@pytest.mark.parametrize(("variant", "props"), LEGIT)
+def test_legit_variant_passes(variant: str, props: tuple[str, ...]) -> None:
+    row = run_variant(variant, property_ids=list(props))
+    assert row.properties_run == len(props)
+    assert not row.detected, f"{variant} flagged by {', '.join(row.caught_by)}"
+    assert not row.errors
+
+
+# -- a sample of mutants of the reference ------------------------------------------------------
+
+#: (module, source line as written, the mutant's line, the property that must kill it).
+MUTANTS = [
+    ("ctxmodel.visibility", "if start >= 0 and i < start:", "if start >= 0 and i <= start:", "effective.visibility"),
+    ("ctxmodel.normalize", "blocks = head + others", "blocks = others + head", "normalize.results-lead"),
+    ("ctxmodel.normalize", "if rid in wanted:", "if rid not in wanted:", "normalize.valid-results-kept"),
+    ("ctxmodel.recover", "if prev <= allowed:", "if prev < allowed:", "recover.within-budget-unchanged"),
+    ("ctxmodel.recover", "if allowed <= 0:", "if allowed <= -1:", "recover.allowed-nonpositive-errors"),
+]
+
+
+def _killed_in_child(module_name: str, old: str, new: str, prop: str, queue: Any) -> None:
+    """Swap in the mutated module source, then run the property through the gate on the reference."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    source = Path(module.__file__ or "").read_text(encoding="utf-8")
+    assert source.count(old) == 1, f"{module_name}: the mutated line {old!r} is not in the source once"
+    exec(compile(source.replace(old, new), module.__file__ or module_name, "exec"), module.__dict__)
+    for dependent in ("ctxmodel.recover",):  # modules that imported the mutated names by value
+        dep = importlib.import_module(dependent)
+        for name in ("effective", "visible_mask"):
+            if module_name == "ctxmodel.visibility" and hasattr(dep, name):
+                setattr(dep, name, getattr(module, name))
+    sys.path.insert(0, str(ROOT / "benchmarks" / "mutation"))
+    from test_kill import run_one
+
+    queue.put(run_one(prop, examples=60).status)
+
+
+@pytest.mark.parametrize(("module", "old", "new", "prop"), MUTANTS)
+def test_mutant_killed(module: str, old: str, new: str, prop: str) -> None:
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_killed_in_child, args=(module, old, new, prop, queue))
+    child.start()
+    child.join(300)
+    if child.is_alive():
+        child.kill()
+        pytest.fail(f"{module} mutant {new!r} hung")
+    assert child.exitcode == 0, f"the mutant child failed to run ({child.exitcode})"
+    assert queue.get(timeout=5) == "failed", f"{prop} did not kill {module}: {old!r} -> {new!r}"
