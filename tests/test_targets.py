@@ -92,12 +92,14 @@ class _Mutating:
         return {}["messages"]  # type: ignore[no-any-return]
 
 
-def test_python_target_isolates_the_harness_and_checks_replies() -> None:
+def test_python_target_hands_params_over_and_checks_replies() -> None:
     target = PythonTarget("tests.test_targets:_Mutating")
     assert target.description.ops == {"normalize", "effective", "count", "request"}
     params = {"messages": [{"role": "user", "content": "hi"}]}
     reply = target.call("normalize", params)
-    assert params == {"messages": [{"role": "user", "content": "hi"}]}  # a deep copy went in
+    # The params go in as they are (the probe sends a private copy), so a mutation is visible
+    # to the purity properties instead of hidden behind a copy.
+    assert params["messages"][-1] == {"role": "user", "content": "sneaky"}
     reply["messages"].clear()
     assert len(_Mutating.kept[-1]["messages"]) == 2  # and a fresh copy came out
     with pytest.raises(TargetFailure, match="expected a JSON object reply, got list") as info:
