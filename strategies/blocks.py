@@ -105,7 +105,9 @@ def meta_extras(percent: int) -> st.SearchStrategy[dict[str, Any]]:
 
 @memo
 @st.composite
-def text_blocks(draw: st.DrawFn, *, text: st.SearchStrategy[str] | None = None, extra_percent: int = 0) -> dict:
+def text_blocks(
+    draw: st.DrawFn, *, text: st.SearchStrategy[str] | None = None, extra_percent: int = 0
+) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "text", "text": draw(text if text is not None else texts(nonblank=True))}
     block.update(draw(block_extras(extra_percent)))
     return block
@@ -113,7 +115,7 @@ def text_blocks(draw: st.DrawFn, *, text: st.SearchStrategy[str] | None = None, 
 
 @memo
 @st.composite
-def image_blocks(draw: st.DrawFn, *, max_bytes: int = 48, url_percent: int = 15) -> dict:
+def image_blocks(draw: st.DrawFn, *, max_bytes: int = 48, url_percent: int = 15) -> dict[str, Any]:
     """A base64 image (the token rule reads ``len(data)``, contract §5) or, now and then, a URL image."""
     if draw(chance(url_percent)):
         return {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
@@ -130,7 +132,7 @@ def image_blocks(draw: st.DrawFn, *, max_bytes: int = 48, url_percent: int = 15)
 
 @memo
 @st.composite
-def tool_use_blocks(draw: st.DrawFn, tool_id: str, *, extra_percent: int = 0) -> dict:
+def tool_use_blocks(draw: st.DrawFn, tool_id: str, *, extra_percent: int = 0) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "tool_use", "id": tool_id, "name": draw(tool_names()), "input": draw(json_inputs()),
     }
@@ -152,7 +154,7 @@ def tool_result_blocks(
     is_error: bool = True,
     text: st.SearchStrategy[str] | None = None,
     extra_percent: int = 0,
-) -> dict:
+) -> dict[str, Any]:
     """A result for ``tool_id``: string, list (text items, maybe an image) or absent content."""
     body = text if text is not None else texts()
     form = draw(st.sampled_from(forms))
@@ -174,7 +176,7 @@ def tool_result_blocks(
 
 @memo
 @st.composite
-def thinking_blocks(draw: st.DrawFn) -> dict:
+def thinking_blocks(draw: st.DrawFn) -> dict[str, Any]:
     """A thinking block as Zoo stores it (with a signature, domain §1.2); must round-trip verbatim."""
     return {"type": "thinking", "thinking": draw(texts(nonblank=True)), "signature": draw(st.sampled_from(
         ("sig", "EqQBCkgIARABGAIiQL2s", "ErUBCkYIBBgCIkB")))}
@@ -182,14 +184,14 @@ def thinking_blocks(draw: st.DrawFn) -> dict:
 
 @memo
 @st.composite
-def redacted_thinking_blocks(draw: st.DrawFn) -> dict:
+def redacted_thinking_blocks(draw: st.DrawFn) -> dict[str, Any]:
     raw = draw(st.binary(min_size=1, max_size=24))
     return {"type": "redacted_thinking", "data": base64.b64encode(raw).decode("ascii")}
 
 
 @memo
 @st.composite
-def unknown_blocks(draw: st.DrawFn, role: str = "assistant") -> dict:
+def unknown_blocks(draw: st.DrawFn, role: str = "assistant") -> dict[str, Any]:
     """A block type the model does not know (domain §1.2: ``reasoning``, ``document``, Gemini signatures...)."""
     options: list[dict[str, Any]] = [
         {"type": "reasoning", "text": "thinking", "summary": []},

@@ -560,7 +560,7 @@ def _wf_histories(draw: st.DrawFn, k: _WfKnobs) -> list[Msg]:
     if k.summaries:
         for n in range(2):
             starts = [i for i, m in enumerate(msgs) if i > 0 and _is_assistant(m)]
-            if starts and draw(chance(20)):
+            if draw(chance(20)) and starts:
                 cut = starts[draw(st.integers(0, len(starts) - 1))]
                 cid = f"cond-{n + 1}"
                 for m in msgs[:cut]:

@@ -97,7 +97,7 @@ def _cycle(unit: str, length: int, sep: str = "") -> str:
     return (piece * reps)[:length]
 
 
-_unicode_chars = st.characters(exclude_categories=("Cs",))
+_unicode_chars = st.characters(codec="utf-8")  # every code point but the surrogates
 
 
 #: Seeds for corpus slices: one draw per text instead of one per word (generation speed).

@@ -156,6 +156,8 @@ def test_a_broken_normalizer_fails_on_a_history_of_at_most_three_messages(bug: s
     print(f"\n{bug}: {_check(found, toy_normalize(found, frozenset({bug})))}\n{render(load(found))}",
           file=sys.__stdout__, flush=True)
     assert len(found) <= 3
+    ids = [b["id"] for m in found for b in _blocks(m) if b.get("type") == "tool_use"]
+    assert ids and all(t.startswith("toolu_a") and len(t) <= 8 for t in ids), ids
 
 
 @settings(max_examples=200, derandomize=True, database=None)
