@@ -13,7 +13,6 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel import codec
 from properties.catalogue import Finding, Probe, Property, register
 from properties.judge import btype, canon, content_blocks, guarded, messages_of, short
 
@@ -88,11 +87,36 @@ def _match(
     return i, k
 
 
-def _reference_effective(history: list[Msg]) -> tuple[list[Msg], list[int]]:
-    from ctxmodel.visibility import visible_mask
+def contract_visible(history: Sequence[Msg]) -> list[bool]:
+    """Contract §2 restated on the JSON, independent of ``ctxmodel.visibility``: a judge that
+    called the reference would be blind to the reference's own bugs (mutation testing showed it).
 
-    mask = visible_mask(codec.load(history))
-    kept = [i for i, keep in enumerate(mask) if keep]
+    If a summary exists, everything before the last one is hidden and the last one is visible;
+    after it, a message is hidden when its ``condenseParent`` names an existing summary or its
+    ``truncationParent`` an existing marker — existing anywhere in the input, hidden or not.
+    """
+    summaries = [i for i, m in enumerate(history) if m.get("isSummary") is True]
+    condense_ids = {m.get("condenseId") for m in history if m.get("isSummary") is True}
+    marker_ids = {m.get("truncationId") for m in history if m.get("isTruncationMarker") is True}
+    condense_ids.discard(None)
+    marker_ids.discard(None)
+    last = summaries[-1] if summaries else -1
+    out: list[bool] = []
+    for i, m in enumerate(history):
+        if i < last:
+            out.append(False)
+        elif i == last:
+            out.append(True)
+        else:
+            parent, cut = m.get("condenseParent"), m.get("truncationParent")
+            condensed = isinstance(parent, str) and parent in condense_ids
+            truncated = isinstance(cut, str) and cut in marker_ids
+            out.append(not (condensed or truncated))
+    return out
+
+
+def _contract_effective(history: list[Msg]) -> tuple[list[Msg], list[int]]:
+    kept = [i for i, keep in enumerate(contract_visible(history)) if keep]
     return [history[i] for i in kept], kept
 
 
@@ -118,7 +142,7 @@ def _prop(pid: str, clause: str, summary: str) -> Callable[[CheckFn], CheckFn]:
 def visibility(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     history: list[Msg] = params["messages"]
     got = messages_of(probe.call("effective", {"messages": history}), "effective")
-    expected, kept = _reference_effective(history)
+    expected, kept = _contract_effective(history)
     visible_ids = {
         str(b.get("id")) for m in expected if m.get("role") == "assistant"
         for b in content_blocks(m) if btype(b) == "tool_use"

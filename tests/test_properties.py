@@ -134,3 +134,19 @@ def test_catalogue_shape() -> None:
         assert prop.op in OPS and prop.id.split(".")[0] in {prop.op, "purity"}
         assert prop.clause.startswith("contract §"), prop.id
         assert prop.summary.endswith("."), prop.id
+
+
+def test_the_visibility_judge_agrees_with_the_reference_but_does_not_call_it() -> None:
+    """effective.visibility judges by contract §2 restated, so a bug in the reference shows."""
+    from hypothesis import given
+
+    from ctxmodel import codec
+    from ctxmodel.visibility import visible_mask
+    from properties.suite_effective import contract_visible
+    from strategies import histories
+
+    @given(histories())
+    def agree(history: list[dict]) -> None:  # type: ignore[type-arg]
+        assert contract_visible(history) == visible_mask(codec.load(history))
+
+    agree()
