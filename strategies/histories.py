@@ -133,7 +133,9 @@ def _call(draw: st.DrawFn, k: _Knobs) -> _Call | None:
     use = draw(tool_use_blocks("", extra_percent=extra))
     body = _result_text(k)
     result = draw(tool_result_blocks("", forms=k.result_forms, is_error=k.is_error, text=body, extra_percent=extra))
-    has_result = not (k.missing_results and draw(chance(15)))
+    # A missing result is the *smaller* choice (0): fewer blocks is simpler, so a failing example
+    # that needs a missing result can reach it by lowering one choice, from any starting point.
+    has_result = not k.missing_results or draw(st.integers(0, 99)) >= 15
     dup = None
     if k.duplicate_results and draw(chance(8)):
         dup = draw(tool_result_blocks("", forms=k.result_forms, is_error=k.is_error, text=k.text))

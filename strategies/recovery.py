@@ -9,7 +9,6 @@ far over, impossible (a giant first or last visible message no truncation may hi
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -18,6 +17,8 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
+from ctxmodel.codec import load
+from ctxmodel.tokens import get_counter, request_tokens
 from strategies.histories import histories, well_formed_histories
 from strategies.labels import visibility
 from strategies.text import chance, texts
@@ -45,60 +46,15 @@ def allowed_tokens(context_window: int, max_tokens: int) -> int:
     return math.floor(0.9 * context_window) - reserve
 
 
-def _estimate_block(block: Any) -> int:
-    """Raw tokens of one block, roughly (chars / 3), following the per-block rules of contract §5."""
-    if not isinstance(block, dict):
-        return 0
-    kind = block.get("type")
-    if kind == "text":
-        return math.ceil(len(str(block.get("text", ""))) / 3)
-    if kind == "image":
-        data = block.get("source", {}).get("data") if isinstance(block.get("source"), dict) else None
-        return math.ceil(math.sqrt(len(data))) if isinstance(data, str) else 300
-    if kind == "tool_use":
-        body = f"Tool: {block.get('name')}\nArguments: {json.dumps(block.get('input'), ensure_ascii=False)}"
-        return math.ceil(len(body) / 3)
-    if kind == "tool_result":
-        content = block.get("content")
-        n = len(f"Tool Result ({block.get('tool_use_id')})")
-        if isinstance(content, str):
-            n += len(content)
-        elif isinstance(content, list):
-            n += sum(len(str(x.get("text", ""))) if isinstance(x, dict) and x.get("type") == "text" else 15
-                     for x in content)
-        return math.ceil(n / 3)
-    return 0
-
-
-def _estimate(messages: Sequence[Msg], system_prompt: str) -> int:
-    sys_tokens = math.ceil(1.5 * math.ceil(len(system_prompt) / 3)) if system_prompt else 0
-    raw = 0
-    for m in messages:
-        content = m.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        raw += sum(_estimate_block(b) for b in blocks)
-    return sys_tokens + math.ceil(1.5 * raw)
-
-
 def count_messages(messages: Sequence[Msg], system_prompt: str = "") -> int:
-    """``count(systemPrompt) + count(messages)`` with the harness's ``zoo`` counter (contract §4, §5).
-
-    The one place the strategies count: it uses ``ctxmodel.tokens`` and falls back to a chars/3
-    estimate only while that module is absent (the budget is then merely approximate).
-    """
-    try:
-        from ctxmodel.codec import load
-        from ctxmodel.tokens import get_counter
-    except ImportError:
-        return _estimate(messages, system_prompt)
+    """``count(systemPrompt) + count(messages)`` with the harness's ``zoo`` counter (contract §4, §5)."""
     counter = get_counter("zoo")
     return counter.count_text(system_prompt) + counter.count_messages(load(list(messages)))
 
 
 def count_request(messages: Sequence[Msg], system_prompt: str = "") -> int:
     """The harness's recount of a request: system prompt plus the *effective* history (contract §4)."""
-    hidden = visibility(messages)
-    return count_messages([m for m, h in zip(messages, hidden, strict=True) if h is None], system_prompt)
+    return request_tokens(load(list(messages)), system_prompt, "zoo")
 
 
 def _irreducible(messages: Sequence[Msg], system_prompt: str) -> int:

@@ -157,7 +157,7 @@ def test_a_broken_normalizer_fails_on_a_history_of_at_most_three_messages(bug: s
           file=sys.__stdout__, flush=True)
     assert len(found) <= 3
     ids = [b["id"] for m in found for b in _blocks(m) if b.get("type") == "tool_use"]
-    assert ids and all(t.startswith("toolu_a") and len(t) <= 8 for t in ids), ids
+    assert all(len(t) <= len("toolu_a2") for t in ids), ids  # ids shrink toward toolu_a
 
 
 @settings(max_examples=200, derandomize=True, database=None)
