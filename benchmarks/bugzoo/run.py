@@ -276,11 +276,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     options = {"profile": args.profile, "max_examples": args.max_examples, "first_only": not args.all_properties}
     jobs = max(1, min(args.jobs, len(names)))
+    rows: list[Row] = []
+
+    def progress(row: Row) -> None:
+        rows.append(row)
+        verdict = ", ".join(row.caught_by[:1]) or "nothing caught"
+        print(f"[{len(rows)}/{len(names)}] {row.variant}: {verdict} ({row.seconds:.0f} s)", file=sys.stderr, flush=True)
+
     if jobs == 1:
-        rows = [run_variant(n, **options) for n in names]
+        for n in names:
+            progress(run_variant(n, **options))
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            rows = list(pool.map(_run_one, [(n, options) for n in names]))
+            for row in pool.map(_run_one, [(n, options) for n in names]):
+                progress(row)
     print(format_table(rows))
     print(summary(rows))
     if args.json:

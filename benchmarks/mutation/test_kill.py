@@ -79,26 +79,56 @@ def cases() -> list[str]:
     return ids + [f"{i}{ALT_SUFFIX}" for i in ids if i.split(".")[0] in ("normalize", "request")]
 
 
+class MutantTarget:
+    """The reference as a target, the mutant switched on only inside its calls.
+
+    mutmut's trampolines read ``MUTANT_UNDER_TEST`` on every call, and the properties use the
+    reference's own code as their yardstick (``effective`` for the recount, ``recover`` to tell
+    "gave up where recovery was possible"). With the mutant on everywhere the yardstick would move
+    with the target; here only the target is mutated, and the harness judging it is not.
+    """
+
+    def __init__(self, mutant: str) -> None:
+        self.inner = ReferenceTarget()
+        self.description = self.inner.description
+        self.mutant = mutant
+
+    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        os.environ["MUTANT_UNDER_TEST"] = self.mutant
+        try:
+            return self.inner.call(op, params)
+        finally:
+            os.environ["MUTANT_UNDER_TEST"] = ""  # "" is "no mutant", and wins over mutmut's fallback
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def run_one(case: str, examples: int | None = None) -> Any:
-    """The gate's own runner on the reference: the outcome of one property (``passed`` or not)."""
+    """The gate's own runner on the (mutated) reference: the outcome of one property."""
     from properties.catalogue import get
 
     prop_id, _, alternate = case.partition("@")
-    target = ReferenceTarget()
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    os.environ["MUTANT_UNDER_TEST"] = ""
+    target = MutantTarget(mutant)
     overrides = dict(ALTERNATE) if alternate else {}
-    with tempfile.TemporaryDirectory() as scratch:
-        return gate.run_property(
-            get(prop_id),
-            target,
-            policies=resolve(target.description.policies, overrides),
-            tokenizer=target.description.tokenizer,
-            profile=MUTATION,
-            fixtures_dir=scratch,
-            target_spec="reference",
-            seed=0,
-            max_examples=examples,
-            database=None,
-        )
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            return gate.run_property(
+                get(prop_id),
+                target,
+                policies=resolve(target.description.policies, overrides),
+                tokenizer=target.description.tokenizer,
+                profile=MUTATION,
+                fixtures_dir=scratch,
+                target_spec="reference",
+                seed=0,
+                max_examples=examples,
+                database=None,
+            )
+    finally:
+        os.environ["MUTANT_UNDER_TEST"] = mutant
 
 
 def killed(outcome: Any) -> bool:
