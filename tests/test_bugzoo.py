@@ -30,7 +30,7 @@ from benchmarks.bugzoo.run import run_variant, variants  # noqa: E402
 DETECTED = [
     ("bug_global_id_set", "normalize.orphans-per-policy"),
     ("bug_synthetic_unmarked", "normalize.synthetic-marked"),
-    ("bug_vis_dangling_parent_hides", "effective.visibility"),
+    ("bug_vis_first_summary", "effective.visibility"),
     ("bug_zero_progress_success", "recover.progress-or-error"),
     ("bug_allowed_nonpositive_noop", "recover.allowed-nonpositive-errors"),
     ("bug_count_per_message_rounding", "count.agrees"),
