@@ -331,7 +331,7 @@ def _truncate(draw: st.DrawFn, msgs: list[Msg], k: _Knobs, n: int, dangling_ok: 
     tid = f"trunc-{n}"
     for i in vis[s:e]:
         msgs[i]["truncationParent"] = tid
-    if dangling_ok and draw(chance(18)):
+    if dangling_ok and draw(chance(35)):
         return  # the marker was deleted by a rewind: its tags now hide nothing (contract §2)
     marker: Msg = {"role": "user", "content": marker_text(e - s), "isTruncationMarker": True, "truncationId": tid}
     if k.legacy_markers and draw(chance(20)):
@@ -394,7 +394,8 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
             draw(_truncate(msgs, k, n + 1, k.dangling_parents))
     if rewound:
         a = draw(st.integers(0, len(msgs) - 1))
-        msgs[a].setdefault("condenseParent", "cond-rewound")
+        key, tag = draw(st.sampled_from([("condenseParent", "cond-rewound"), ("truncationParent", "trunc-rewound")]))
+        msgs[a].setdefault(key, tag)
     if any(defects):
         draw(_defects(msgs, defects))
     if k.timestamps and draw(chance(50)):

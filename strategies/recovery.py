@@ -159,6 +159,13 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
     total = count_request(messages, system_prompt)
     if case == "allowed<=0":
         window = draw(st.integers(1, max(1, math.floor(reserve / 0.9))))
+        if draw(chance(30)):
+            # The boundary itself: allowed == 0 exactly, sometimes with nothing to count (a count
+            # of 0 is "within" a budget of 0, so only the rule of contract §4.1 makes it an error).
+            window = next((w for w in range(math.ceil(reserve / 0.9) - 2, math.ceil(reserve / 0.9) + 3)
+                           if w > 0 and (9 * w) // 10 - reserve == 0), window)
+            if draw(chance(50)):
+                messages, system_prompt = [], ""
     else:
         if case == "within":
             target_allowed = total if draw(chance(25)) else total + draw(st.integers(0, 2 * total + 100))
