@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, describe_as, recover_with_allowed, reference_recover
+from benchmarks.bugzoo._common import allowed_for, describe_as, recount, recover_with_allowed, reference_recover
 
 CLAUSE = "contract §4"
 
@@ -17,7 +17,8 @@ describe = describe_as("legit_headroom_recover", ["recover"])
 
 def recover(params: dict[str, Any]) -> dict[str, Any]:
     allowed = allowed_for(params)
-    if allowed > 0:
+    within = allowed > 0 and recount(params["messages"], params.get("systemPrompt", "")) <= allowed
+    if allowed > 0 and not within:  # within budget: no change (contract §4.2), headroom or not
         first = recover_with_allowed(params, (allowed * 4) // 5)
         if first.get("error") is None and first.get("messagesRemoved", 0) + len(first.get("degraded", [])) > 0:
             first["allowed"] = allowed
