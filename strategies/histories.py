@@ -376,8 +376,7 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
     trailing = k.trailing_tool_use and draw(chance(10))
     condenses = [k.summaries and draw(chance(p)) for p in (30, 40)]
     truncations = [k.truncations and draw(chance(p)) for p in (30, 25)]
-    # A rewind deleted a summary or a marker: the tags naming it now hide nothing (contract §2).
-    rewound = [k.dangling_parents and draw(chance(15)) for _ in range(2)]
+    rewound = k.dangling_parents and draw(chance(10))
     defects = [k.defects and draw(chance(6)) for _ in range(5)]
     first = draw(_first_message(k))
     drawn = draw(st.lists(_turn(k), min_size=k.min_turns, max_size=k.max_turns))
@@ -393,10 +392,9 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
     for n, on in enumerate(truncations):
         if on and (n == 0 or truncations[0]):
             draw(_truncate(msgs, k, n + 1, k.dangling_parents))
-    for on, key, tag in zip(rewound, ("condenseParent", "truncationParent"), ("cond-rewound", "trunc-rewound"),
-                            strict=True):
-        if on:
-            msgs[draw(st.integers(0, len(msgs) - 1))].setdefault(key, tag)
+    if rewound:
+        a = draw(st.integers(0, len(msgs) - 1))
+        msgs[a].setdefault("condenseParent", "cond-rewound")
     if any(defects):
         draw(_defects(msgs, defects))
     if k.timestamps and draw(chance(50)):
