@@ -13,12 +13,13 @@ Every runner (``ctxmodel check``, the pytest plugin, ``ctxmodel replay``) goes t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shlex
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 from xml.etree import ElementTree
@@ -155,6 +156,37 @@ def property_seed(run_seed: int, prop_id: str) -> int:
     return (run_seed * 1_000_003 + zlib.crc32(prop_id.encode())) % (2**32)
 
 
+@contextlib.contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Keep Hypothesis from mining literals out of whatever modules happen to be imported.
+
+    Hypothesis draws, now and then, constants it collected from every local module in
+    ``sys.modules``; so the same seed drew different examples depending on what ran before in the
+    process (a zoo variant imported earlier, a test module), and a gate verdict could change with
+    the order properties ran in. A run must be replayable from its seed alone (contract §8), so the
+    local pool is empty for the duration; Hypothesis's own global constants stay. Private API:
+    when it is missing this does nothing, and ``tests/test_gate.py`` notices.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without the module
+        yield
+        return
+    getter = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if getter is None or cache is None:  # pragma: no cover - a Hypothesis without constant mining
+        yield
+        return
+    empty = type(providers._local_constants)()
+    providers._get_local_constants = lambda: empty
+    cache.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = getter
+        cache.cache.clear()
+
+
 def run_property(
     prop: Property,
     target: Target,
@@ -205,7 +237,7 @@ def run_property(
 
     error: BaseException | None = None
     try:
-        with with_reporter(lambda _: None):
+        with with_reporter(lambda _: None), _without_local_constants():
             test()
     except _PropertyFailed as exc:
         error = exc

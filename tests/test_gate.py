@@ -266,3 +266,19 @@ def test_the_example_database_is_kept_and_replays_the_failure(tmp_path: Path) ->
                           seed=12345)
     assert again.outcomes[0].status == "failed"
     assert again.outcomes[0].examples <= 3, "a different seed should still replay the stored failure first"
+
+
+def test_a_run_draws_no_constants_mined_from_loaded_modules() -> None:
+    """The gate's verdict must follow from its seed alone, not from which modules were imported
+    before it (contract §8: replayable); Hypothesis mines literals from every local module."""
+    from hypothesis.internal.conjecture import providers
+
+    from ctxmodel.gate import _without_local_constants
+
+    # The private hook the gate pins: if Hypothesis renames it, this fails rather than the pin
+    # silently doing nothing.
+    assert callable(providers._get_local_constants)
+    assert len(providers._get_local_constants()) > 0  # this test module's own literals, at least
+    with _without_local_constants():
+        assert len(providers._get_local_constants()) == 0
+    assert len(providers._get_local_constants()) > 0
