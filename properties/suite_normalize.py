@@ -11,12 +11,14 @@ the input alone.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
+from ctxmodel.tokens.jsjson import js_string
 from properties.catalogue import Finding, Probe, Property, register
 from properties.judge import (
     NormalizePlan,
@@ -24,7 +26,6 @@ from properties.judge import (
     assistant_index,
     btype,
     canon,
-    conversion_holds,
     first_difference,
     guarded,
     is_empty,
@@ -59,6 +60,24 @@ def _normalized(probe: Probe, params: dict[str, Any]) -> tuple[list[Msg], list[M
 
 def _policy(probe: Probe, key: str, default: str) -> str:
     return str(probe.policies.get(key, default))
+
+
+def _escapings(text: str) -> set[str]:
+    """A text item as it may read inside a serialized list (contract §3.4 lets list content be
+    serialized any way that keeps each item's text): verbatim, or as the body of a JSON string --
+    the reference writes compact JSON (newlines as ``\\n``), a Node target ``JSON.stringify``."""
+    return {text, js_string(text)[1:-1], json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
+
+
+def conversion_holds(text_block: Mapping[str, Any], result: Mapping[str, Any]) -> bool:
+    """A ``Tool result:`` text holds a result: string content verbatim, each text item of list
+    content in some serialization of it (contract §3.4)."""
+    text = text_block.get("text", "")
+    if not isinstance(text, str):
+        return False
+    if isinstance(result.get("content"), str):
+        return result["content"] in text
+    return all(any(form in text for form in _escapings(t)) for t in result_texts(result))
 
 
 def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -> Callable[[CheckFn], CheckFn]:
