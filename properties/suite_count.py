@@ -42,9 +42,16 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
     from strategies import histories, texts
+    from strategies.blocks import image_blocks
 
     big = texts(max_size=3000).map(lambda t: [{"role": "user", "content": t}])
-    messages = st.one_of(histories(), big)
+    # Top-level images with and without inline data (ceil(sqrt(len(data))) versus 300, §5): drawn
+    # as their own choice, so a counter that gets one of the two rules wrong meets it in a few examples
+    # rather than only where a history happens to carry a screenshot.
+    pictures = st.lists(image_blocks(max_bytes=4096), min_size=1, max_size=3).map(
+        lambda images: [{"role": "user", "content": [{"type": "text", "text": "see"}, *images]}]
+    )
+    messages = st.one_of(histories(), big, pictures)
     system = st.one_of(st.none(), texts(), texts(max_size=2000))
 
     def build(m: list[dict[str, Any]], s: str | None) -> dict[str, Any]:
