@@ -58,6 +58,10 @@ WITNESSES: list[tuple[str, str, str]] = [
     (f"{R}:ErrorTextPlain", "recover.error-text", "fail"),
     (f"{R}:ClaimsToFit", "recover.reported-tokens", "fail"),
     (f"{R}:GivesUp", "recover.gives-up-where-possible", "warn"),
+    (f"{R}:MarkerAsAssistant", "recover.tagging-rules", "fail"),
+    (f"{R}:UnusedMarker", "recover.tagging-rules", "fail"),
+    (f"{R}:EmptyMarkerWhenDegrading", "recover.tagging-rules", "fail"),
+    (f"{R}:MiscountsRemoved", "recover.result-shape", "warn"),
 ]
 
 #: Enough examples for the rarer shapes (a far-over recovery that succeeds, a pair next to a cut);

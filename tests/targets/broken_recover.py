@@ -250,3 +250,69 @@ class GivesUp(Reference):
         if out["messages"] != params["messages"]:
             return failed(params, "this target does not truncate")
         return out
+
+
+class MarkerAsAssistant(Reference):
+    """Writes its marker as an assistant message (the layout before Roo-Code #9844, domain §3.6)."""
+
+    name = "broken-marker-as-assistant"
+
+    def recover(self, params: Params) -> Params:
+        out = ref.op_recover(params)
+        tid = out.get("truncationId")
+        if out["error"] is None and tid:
+            out["messages"] = [
+                {**m, "role": "assistant"} if m.get("isTruncationMarker") and m.get("truncationId") == tid else m
+                for m in out["messages"]
+            ]
+        return out
+
+
+class UnusedMarker(Reference):
+    """Tags its messages with one id and gives the marker another (an id minted twice)."""
+
+    name = "broken-unused-marker"
+
+    def recover(self, params: Params) -> Params:
+        out = ref.op_recover(params)
+        tid = out.get("truncationId")
+        if out["error"] is None and tid:
+            out["messages"] = [
+                {**m, "truncationId": f"{tid}-marker"} if m.get("isTruncationMarker") and m.get("truncationId") == tid
+                else m
+                for m in out["messages"]
+            ]
+        return out
+
+
+class EmptyMarkerWhenDegrading(Reference):
+    """Adds a "0 messages hidden" marker when it only degraded (no marker when nothing is removed:
+    Roo-Code #9844, domain §3.6)."""
+
+    name = "broken-empty-marker-when-degrading"
+
+    def recover(self, params: Params) -> Params:
+        out = ref.op_recover(params)
+        if out["error"] is None and not out.get("truncationId") and out["messages"] != params["messages"]:
+            tid = str(uuid.uuid4())
+            out["messages"] = [*out["messages"], {
+                "role": "user", "content": "[Sliding window truncation: 0 messages hidden to reduce context]",
+                "isTruncationMarker": True, "truncationId": tid,
+            }]
+            out["truncationId"] = tid
+        return out
+
+
+class MiscountsRemoved(Reference):
+    """Reports as removed the messages it meant to hide, even when it gave up, and counts its marker
+    among them when it succeeds (messagesRemoved != the newly tagged messages, domain §7 C11)."""
+
+    name = "broken-miscounts-removed"
+
+    def recover(self, params: Params) -> Params:
+        out = ref.op_recover(params)
+        if out["error"] is not None:
+            out["messagesRemoved"] = 1
+        elif out.get("truncationId"):
+            out["messagesRemoved"] += 1
+        return out
