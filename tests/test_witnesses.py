@@ -60,7 +60,7 @@ WITNESSES: list[tuple[str, str, str]] = [
     (f"{R}:GivesUp", "recover.gives-up-where-possible", "warn"),
     (f"{R}:MarkerAsAssistant", "recover.tagging-rules", "fail"),
     (f"{R}:UnusedMarker", "recover.tagging-rules", "fail"),
-    (f"{R}:EmptyMarkerWhenDegrading", "recover.tagging-rules", "fail"),
+    (f"{R}:StatusMarker", "recover.tagging-rules", "fail"),
     (f"{R}:MiscountsRemoved", "recover.result-shape", "warn"),
 ]
 

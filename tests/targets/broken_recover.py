@@ -285,21 +285,22 @@ class UnusedMarker(Reference):
         return out
 
 
-class EmptyMarkerWhenDegrading(Reference):
-    """Adds a "0 messages hidden" marker when it only degraded (no marker when nothing is removed:
-    Roo-Code #9844, domain §3.6)."""
+class StatusMarker(Reference):
+    """Appends a status notice after every recovery, written as a truncation marker with an id of its
+    own that hides nothing: an extra user message in every later request (no marker when nothing is
+    removed: Roo-Code #9844, domain §3.6)."""
 
-    name = "broken-empty-marker-when-degrading"
+    name = "broken-status-marker"
 
     def recover(self, params: Params) -> Params:
         out = ref.op_recover(params)
-        if out["error"] is None and not out.get("truncationId") and out["messages"] != params["messages"]:
-            tid = str(uuid.uuid4())
+        if out["error"] is None and out["messages"] != params["messages"]:
             out["messages"] = [*out["messages"], {
-                "role": "user", "content": "[Sliding window truncation: 0 messages hidden to reduce context]",
-                "isTruncationMarker": True, "truncationId": tid,
+                "role": "user",
+                "content": f"[Context recovered: {out['messagesRemoved']} messages hidden, "
+                           f"{len(out.get('degraded', []))} tool results shortened]",
+                "isTruncationMarker": True, "truncationId": str(uuid.uuid4()),
             }]
-            out["truncationId"] = tid
         return out
 
 
