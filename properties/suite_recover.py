@@ -54,6 +54,31 @@ def _nonpositive(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     return recovery_requests(cases=("allowed<=0",))
 
 
+#: The cases where a correct target may tag: over budget, recoverable or not (a target that tags the
+#: first or last visible message is exactly one that "succeeds" where nothing else could).
+OVER_BUDGET = ("little-over", "far-over", "impossible")
+
+
+def _over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """Requests for the properties that judge only what a successful recovery did.
+
+    Within budget the right answer is no change (``recover.within-budget-unchanged`` judges that),
+    and ``allowed <= 0`` is an error: with every case drawn, about one example in sixty truncated
+    anything, so a tagging bug was found by luck (issue 7). Over budget only, a truncation is several
+    examples in ten.
+    """
+    from strategies import recovery_requests
+
+    return recovery_requests(cases=OVER_BUDGET)
+
+
+def _some_over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """Every case (the shape of a no-op and of an error is judged too), half of them over budget."""
+    from hypothesis import strategies as st
+
+    return st.one_of(_requests(policies), _over_budget(policies))
+
+
 def allowed_budget(params: Mapping[str, Any]) -> int:
     from ctxmodel.recover import allowed_tokens
 
@@ -140,6 +165,45 @@ def _visible(history: list[Msg]) -> list[bool]:
     return visible_mask(codec.load(history))
 
 
+@attrs.frozen
+class Tagging:
+    """What one successful call hid, read from an aligned result (contract §4.3).
+
+    ``markers``: each new marker's truncationId and output index. ``tagged``: the input messages
+    this call hid, as (input index, output index, the new marker id): a message whose
+    ``truncationParent`` now names a new marker, either because it changed, or because it was visible
+    and the new marker revived an id it already carried (a dangling parent, contract §2): both hide
+    it by this call's doing. ``stray``: a ``truncationParent`` that changed to something naming no
+    new marker (removed, or pointing elsewhere), as (output index, before, after).
+    """
+
+    markers: dict[str, int]
+    tagged: list[tuple[int, int, str]]
+    stray: list[tuple[int, Any, Any]]
+
+    @property
+    def used(self) -> set[str]:
+        return {tid for _, _, tid in self.tagged}
+
+
+def read_tagging(history: list[Msg], out: list[Msg], aligned: Aligned, mask: list[bool]) -> Tagging:
+    markers: dict[str, int] = {}
+    for k in aligned.markers:
+        tid = out[k].get("truncationId")
+        if isinstance(tid, str):
+            markers.setdefault(tid, k)
+    tagged: list[tuple[int, int, str]] = []
+    stray: list[tuple[int, Any, Any]] = []
+    for i, k in aligned.pairs:
+        before, after = history[i].get("truncationParent"), out[k].get("truncationParent")
+        if isinstance(after, str) and after in markers:
+            if before != after or mask[i]:
+                tagged.append((i, k, after))
+        elif before != after:
+            stray.append((k, before, after))
+    return Tagging(markers, tagged, stray)
+
+
 def _prop(
     pid: str, clause: str, summary: str, params: Any = _requests, policies: tuple[str, ...] = ()
 ) -> Callable[[CheckFn], CheckFn]:
@@ -157,13 +221,19 @@ def _prop(
 
 @_prop(
     "recover.result-shape",
-    "contract §7",
+    "contract §7, §4.9; domain §7 C11",
     "The reply has messages, error (string or null), messagesRemoved, prevContextTokens, newContextTokens "
-    "(integers) and truncationId (string or null).",
+    "(integers) and truncationId (string or null); a warning when messagesRemoved is not the number of "
+    "messages the call newly tagged (0 on a controlled error).",
+    params=_some_over_budget,
 )
 def result_shape(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    """messagesRemoved is held to domain §7 C11 (the number of newly tagged messages) only as a
+    warning: the contract types it (§7) but gives its meaning only in the reference's paragraph of §4
+    ("a controlled error also gives messagesRemoved 0"), and §4.9 makes a reported figure that
+    disagrees with the harness a warning; the agent shows it to the user, nothing decides on it."""
     result = probe.call("recover", params)
-    messages_of(result, "recover")
+    messages = messages_of(result, "recover")
     expected = "the recover result of contract §7"
     for key in ("error", "truncationId"):
         if key not in result or not (result[key] is None or isinstance(result[key], str)):
@@ -176,6 +246,24 @@ def result_shape(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
             got = short(value) if key in result else "nothing"
             yield Finding.fail(f"recover result.{key} is {got}: expected an integer", expected)
             return
+    reported = result["messagesRemoved"]
+    if result["error"] is not None:
+        if reported != 0:
+            yield Finding.warn(
+                f"recover failed ({short(result['error'], 60)}) yet reports messagesRemoved {reported}: a controlled "
+                "error hides nothing (domain §7 C11)"
+            )
+        return
+    history = params["messages"]
+    aligned = align_recovery(history, messages)
+    if aligned.problem:
+        return  # recover.never-deletes reports it
+    tagged = len(read_tagging(history, messages, aligned, _visible(history)).tagged)
+    if reported != tagged:
+        yield Finding.warn(
+            f"recover reports messagesRemoved {reported} but tagged {tagged} message(s) it hid "
+            "(domain §7 C11: messagesRemoved = the number of newly tagged messages)"
+        )
 
 
 @_prop(
@@ -225,6 +313,7 @@ def within_budget(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "contract §4.3",
     "A successful result is the input (tags and degraded tool-result text aside) plus new truncation markers: "
     "no message deleted, reordered or rewritten.",
+    params=_over_budget,
 )
 def never_deletes(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     got = recover_once(probe, params)
@@ -238,10 +327,16 @@ def never_deletes(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
 @_prop(
     "recover.tagging-rules",
     "contract §4.3",
-    "Only visible messages are tagged, each with the truncationId of one new user marker; never the first or "
-    "last visible message, the tool_use message whose results the last one holds, or an earlier marker.",
+    "Only visible messages are tagged, each with the truncationId of a new user marker (isTruncationMarker, a "
+    "fresh id) that tags at least one message; never the first or last visible message, the tool_use message "
+    "whose results the last one holds, or an earlier marker.",
+    params=_over_budget,
 )
 def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+    """A marker must name a truncation: one whose id no message is tagged with is an extra user
+    message in every later request, the pre-#9844 layout (domain §3.6: "no marker when nothing is
+    removed"). How many markers a call adds is not judged: the contract asks one per truncation, and
+    a call may truncate more than once."""
     got = recover_once(probe, params)
     if got.error is not None:
         return
@@ -250,20 +345,30 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
         return  # recover.never-deletes reports it
     history, out = got.history, got.messages
     expected = "tag only visible messages, with one new user marker per truncation (§4.3)"
+    # An id a dangling truncationParent carries may be reused: the messages it hides again count as
+    # tagged by this call (``read_tagging``) and are judged like any other.
     old_ids = {m.get("truncationId") for m in history if m.get("truncationId") is not None}
-    markers: dict[str, int] = {}
+    seen: set[str] = set()
     for k in aligned.markers:
         marker = out[k]
         tid = marker.get("truncationId")
-        if marker.get("role") != "user" or not isinstance(tid, str) or tid in old_ids or tid in markers:
+        if marker.get("role") != "user" or not isinstance(tid, str) or tid in old_ids or tid in seen:
             yield Finding.fail(
                 f"messages.{k}: a new marker needs role user and a fresh truncationId string; got role "
-                f"{marker.get('role')!r}, truncationId {short(tid)}",
+                f"{marker.get('role')!r}, truncationId {short(tid)}"
+                + (" (already used in the input)" if tid in old_ids else " (used twice)" if tid in seen else ""),
                 expected,
             )
             return
-        markers[tid] = k
+        seen.add(tid)
     mask = _visible(history)
+    tagging = read_tagging(history, out, aligned, mask)
+    for k, before, after in tagging.stray:
+        yield Finding.fail(
+            f"messages.{k}: truncationParent went from {short(before)} to {short(after)}, which names no new marker",
+            expected,
+        )
+        return
     visible = [i for i, v in enumerate(mask) if v]
     protected: dict[int, str] = {}
     if visible:
@@ -276,17 +381,7 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 btype(b) == "tool_result" and b.get("tool_use_id") in ids for b in content_blocks(last)
             ):
                 protected[visible[-2]] = "the tool_use message whose results the last visible message holds"
-    for i, k in aligned.pairs:
-        before, after = history[i].get("truncationParent"), out[k].get("truncationParent")
-        if before == after:
-            continue
-        if not isinstance(after, str) or after not in markers:
-            yield Finding.fail(
-                f"messages.{k}: truncationParent went from {short(before)} to {short(after)}, "
-                "which names no new marker",
-                expected,
-            )
-            return
+    for i, k, _ in tagging.tagged:
         why = None
         if not mask[i]:
             why = "it was already hidden"
@@ -297,6 +392,14 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
         if why:
             yield Finding.fail(f"messages.{k} (input messages.{i}) was tagged, but {why}", expected)
             return
+    for tid, k in tagging.markers.items():
+        if tid not in tagging.used:
+            yield Finding.fail(
+                f"messages.{k}: a new truncation marker (truncationId {short(tid)}) that no message is tagged with",
+                "a marker per truncation: each new marker's truncationId is the truncationParent of a message "
+                "this call hid (§4.3)",
+            )
+            return
 
 
 @_prop(
@@ -304,6 +407,7 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "contract §4.4",
     "Every pairing violation of the request built from the result was already in the request built from the "
     "input (by rule and tool id), the target's own request both times.",
+    params=_over_budget,
 )
 def no_new_pairing_violations(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     got = recover_once(probe, params)
