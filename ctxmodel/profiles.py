@@ -1,10 +1,15 @@
-"""Hypothesis settings for gate runs: ``ci``, ``dev``, ``thorough``, ``replay``.
+"""Hypothesis settings for gate runs: ``ci``, ``dev``, ``thorough``, ``replay``, ``mutation``.
 
 Our profiles are built here and handed to each property explicitly, never looked up by name in
 Hypothesis's registry: Hypothesis auto-loads its *own* ``ci`` profile when ``CI`` is set, and that
 one has no database (harness-lessons pitfall 4). ``ci`` is deterministic by a fixed seed per
 property rather than ``derandomize=True``, because Hypothesis ties derandomize to ``database=None``
 and a CI cache of failing examples is worth keeping; fixtures (contract §8) remain the memory.
+
+``mutation`` is for mutation testing (harness-lessons lesson 6, pitfall 12): mutmut re-runs the same
+tests once per mutant, so a kill must not depend on a random stream or on a failing example another
+mutant left in a database; it is derandomized, has no database, and suppresses
+``differing_executors`` (mutmut calls the same test functions again in one process).
 
 Every profile: ``deadline=None`` (process targets on shared machines are slow and jittery,
 pitfall 9), ``report_multiple_bugs=False`` (one failure per property, the shrunk one replayed
@@ -35,21 +40,25 @@ class Profile:
     use_database: bool
     phases: tuple[Phase, ...] = tuple(Phase)
     print_blob: bool = False
+    #: Hypothesis's ``derandomize``: the examples follow from the test alone (no database then).
+    derandomize: bool = False
 
     def hypothesis_settings(
         self, *, max_examples: int | None = None, database: ExampleDatabase | str | None = "default"
     ) -> settings:
         if database == "default":
             database = DirectoryBasedExampleDatabase(database_path()) if self.use_database else None
+        quiet = [*_QUIET_CHECKS, HealthCheck.differing_executors] if self.derandomize else _QUIET_CHECKS
         return settings(
             max_examples=max_examples if max_examples is not None else self.max_examples,
             deadline=None,
-            database=database if not isinstance(database, str) else None,
-            derandomize=False,
+            # Hypothesis refuses derandomize together with a database.
+            database=database if not isinstance(database, str) and not self.derandomize else None,
+            derandomize=self.derandomize,
             phases=self.phases,
             print_blob=self.print_blob,
             report_multiple_bugs=False,
-            suppress_health_check=_QUIET_CHECKS,
+            suppress_health_check=quiet,
         )
 
 
@@ -59,6 +68,15 @@ PROFILES: dict[str, Profile] = {
     "thorough": Profile("thorough", max_examples=1000, deterministic=False, use_database=True),
     # Only explicit examples: the promoted regressions of each property, nothing generated.
     "replay": Profile("replay", max_examples=1, deterministic=True, use_database=False, phases=(Phase.explicit,)),
+    # Mutation testing: few examples (each covering test runs once per mutant), the same ones every time.
+    "mutation": Profile(
+        "mutation",
+        max_examples=25,
+        deterministic=True,
+        use_database=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        derandomize=True,
+    ),
 }
 
 

@@ -2,10 +2,9 @@
 
 A property that passes on the reference (the gate's ``reference`` run) must fail on a mutant that
 changes what the contract requires; one test per property id lets the kill matrix say *which*
-property killed it (harness-lessons lesson 10). The settings are the ``mutation`` profile
-(lesson 6, pitfall 12): derandomized, no example database (a mutant must not inherit a failing
-example found on another), no deadline, and ``differing_executors`` suppressed while mutmut re-runs
-the tests in one process (it sets ``MUTANT_UNDER_TEST``).
+property killed it (harness-lessons lesson 10). The settings are the registered ``mutation``
+profile (``ctxmodel/profiles.py``; lesson 6, pitfall 12): derandomized, no example database (a mutant
+must not inherit a failing example found on another), no deadline, ``differing_executors`` suppressed.
 
 ``CTXMODEL_MUTATION_EXAMPLES`` sets the examples per property (default 30: mutation runs each covering
 test once per mutant, so it trades a little power for minutes; the kill matrix reports it).
@@ -19,12 +18,10 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import HealthCheck, Phase, settings
-from hypothesis.database import ExampleDatabase
 
 from ctxmodel import gate
 from ctxmodel.policies import resolve
-from ctxmodel.profiles import Profile
+from ctxmodel.profiles import get_profile
 from ctxmodel.targets.reference import ReferenceTarget
 from properties.catalogue import all_properties
 
@@ -33,29 +30,8 @@ OPS = ("normalize", "effective", "request", "recover")
 EXAMPLES = int(os.environ.get("CTXMODEL_MUTATION_EXAMPLES", "30"))
 
 
-@attrs.frozen
-class MutationProfile(Profile):
-    """Harness-lessons lesson 6's ``mutation`` profile on top of the gate's ``Profile``."""
-
-    def hypothesis_settings(
-        self, *, max_examples: int | None = None, database: ExampleDatabase | str | None = "default"
-    ) -> settings:
-        quiet = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
-        if os.environ.get("MUTANT_UNDER_TEST"):
-            quiet.append(HealthCheck.differing_executors)
-        return settings(
-            max_examples=max_examples if max_examples is not None else self.max_examples,
-            deadline=None,
-            database=None,
-            derandomize=True,
-            phases=(Phase.explicit, Phase.generate, Phase.shrink),
-            print_blob=False,
-            report_multiple_bugs=False,
-            suppress_health_check=quiet,
-        )
-
-
-MUTATION = MutationProfile("mutation", max_examples=EXAMPLES, deterministic=True, use_database=False)
+#: The registered ``mutation`` profile (ctxmodel/profiles.py), at this run's example count.
+MUTATION = attrs.evolve(get_profile("mutation"), max_examples=EXAMPLES)
 
 
 #: The other policies the reference honours (``ctxmodel.targets.reference._normalize_options``): without
