@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter as Multiset
-from typing import Any
+from typing import Any, ClassVar
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -306,3 +306,81 @@ def test_deterministic_and_stable(req: tuple[list[dict[str, Any]], dict[str, Any
     if a.error is None:
         again, _ = recovered(a.to_json()["messages"], params)
         assert again.error is None and again.messages == a.messages and again.truncation_id is None
+
+
+# -- the tagging and messagesRemoved checks on hand-built replies (contract §4.3, domain §7 C11) --------
+
+
+class CannedProbe:
+    """A probe whose target answers ``recover`` with one fixed reply: the checks judge replies, so a
+    reply built by hand pins exactly the case under test."""
+
+    policies: ClassVar[dict[str, str]] = {}
+    tokenizer = "zoo"
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        self.reply = reply
+
+    def has(self, op: str) -> bool:
+        return op == "recover"
+
+    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        return copy.deepcopy(self.reply)
+
+
+def _msg(role: str, text: str, **meta: Any) -> dict[str, Any]:
+    return {"role": role, "content": text, **meta}
+
+
+#: A restored (dangling) truncation: messages 0 and 1 still carry the id of a marker a rewind deleted.
+DANGLING = [
+    _msg("user", "task", truncationParent="old"),
+    _msg("assistant", "one", truncationParent="old"),
+    _msg("user", "two"),
+    _msg("assistant", "three"),
+    _msg("user", "four"),
+]
+
+
+def _reply(messages: list[dict[str, Any]], removed: int, tid: str | None = "t") -> dict[str, Any]:
+    return {"messages": messages, "error": None, "messagesRemoved": removed, "prevContextTokens": 9,
+            "newContextTokens": 5, "truncationId": tid}
+
+
+def _findings(prop_id: str, history: list[dict[str, Any]], reply: dict[str, Any]) -> list[Any]:
+    from properties.catalogue import get
+
+    params = {"messages": history, "contextWindow": 10_000, "maxTokens": 100, "systemPrompt": ""}
+    return list(get(prop_id).check(CannedProbe(reply), params))
+
+
+def test_reviving_a_dangling_id_counts_as_tagging_what_it_hides() -> None:
+    """A marker that reuses a dangling id hides the messages still carrying it: here the first visible
+    message, which this call never tagged by hand but hid all the same."""
+    marker = _msg("user", "[hidden]", isTruncationMarker=True, truncationId="old")
+    out = [*DANGLING[:2], marker, *DANGLING[2:]]
+    (finding,) = _findings("recover.tagging-rules", DANGLING, _reply(out, 2, "old"))
+    assert finding.severity == "fail" and "first visible message" in finding.message
+
+
+def test_a_fresh_marker_that_tags_a_middle_message_passes() -> None:
+    marker = _msg("user", "[hidden]", isTruncationMarker=True, truncationId="t")
+    out = [*DANGLING[:2], {**DANGLING[2], "truncationParent": "t"}, marker, *DANGLING[3:]]
+    assert _findings("recover.tagging-rules", DANGLING, _reply(out, 1)) == []
+    assert _findings("recover.result-shape", DANGLING, _reply(out, 1)) == []
+
+
+def test_a_marker_that_hides_nothing_fails() -> None:
+    marker = _msg("user", "[0 hidden]", isTruncationMarker=True, truncationId="t")
+    (finding,) = _findings("recover.tagging-rules", DANGLING, _reply([*DANGLING, marker], 0))
+    assert finding.severity == "fail" and "no message is tagged with" in finding.message
+
+
+def test_messages_removed_other_than_the_tagged_count_is_a_warning() -> None:
+    marker = _msg("user", "[hidden]", isTruncationMarker=True, truncationId="t")
+    out = [*DANGLING[:2], {**DANGLING[2], "truncationParent": "t"}, marker, *DANGLING[3:]]
+    (finding,) = _findings("recover.result-shape", DANGLING, _reply(out, 2))
+    assert finding.severity == "warn" and "messagesRemoved 2" in finding.message
+    error = {**_reply(DANGLING, 1, None), "error": "Context window recovery failed: no"}
+    (finding,) = _findings("recover.result-shape", DANGLING, error)
+    assert finding.severity == "warn" and "controlled error" in finding.message
