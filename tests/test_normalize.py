@@ -540,3 +540,41 @@ def test_synthetic_result_shape() -> None:
     block = normalize(load([u("q"), a(tu("x"))]), trailing="close")[2].content[0]
     assert isinstance(block, ToolResult)
     assert block.content == SYNTHETIC_TEXT and block.is_error is True
+
+
+def test_report_lines_name_every_change_with_its_place() -> None:
+    """The CLI's ``normalize --report`` lines (what a user debugging a 400 reads): one line per kind of
+    change, singular and plural, each id with the input message it was found in."""
+    one = [u("q"), a(tu("a")), u(tr("a")), a(tu("x")), a(tu("a")), u(tr("x"), txt("t"))]
+    assert report(one)[1].lines() == [
+        "removed 1 duplicate tool_use: a (messages.4)",
+        "dropped 1 orphan result: x (messages.5)",
+        "synthesized 1 result: x",
+        "removed emptied message #4",
+    ]
+    many = [
+        u(tr("o1"), tr("o2"), txt("hi")),
+        a(tu("a"), tu("b"), tu("c")),
+        u(txt("t"), tr("b"), tr("a")),
+        a(tu("a"), tu("b"), tu("d"), tu("e")),
+        u(tr("a"), tr("b"), txt("x")),
+        a(tu("f")),
+        a("z"),
+        a(tu("g")),
+        a("w"),
+    ]
+    assert report(many)[1].lines() == [
+        "removed 2 duplicate tool_uses: a (messages.3), b (messages.3)",
+        "dropped 2 duplicate results: a (messages.4), b (messages.4)",
+        "dropped 2 orphan results: o1 (messages.0), o2 (messages.0)",
+        "moved 1 result to the front: a (messages.2)",
+        "synthesized 5 results: c, d, e, f, g",
+        "inserted messages #6, #9",
+    ]
+    to_text = [u(tr("o1"), txt("hi")), a("r"), u(tr("o2"), tr("o3"), txt("t"))]
+    assert report(to_text, orphans="to_text")[1].lines() == [
+        "turned 3 orphan results to text: o1 (messages.0), o2 (messages.2), o3 (messages.2)"
+    ]
+    two_emptied = [u("q"), a(tu("a")), u(tr("a")), a(tu("a")), a(tu("a")), u(txt("t"))]
+    assert report(two_emptied)[1].lines()[-1] == "removed emptied messages #3, #4"
+    assert report([u("q"), a("r")])[1].lines() == []
