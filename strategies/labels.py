@@ -352,6 +352,10 @@ def features(history: Sequence[Msg]) -> set[str]:
     return set(analyse(history).features)
 
 
+#: The ``target()`` label a history's draw steers by (more pairing defects).
+PAIRING_TARGET = "pairing defects"
+
+
 def safe_target(observation: float, label: str) -> None:
     """``target()`` when a test is running and the label is still free in this test case.
 
@@ -372,7 +376,7 @@ def label(history: Sequence[Msg], *, prefix: str = "feature") -> Analysis:
     if currently_in_test_context():
         for name in sorted(result.features):
             event(f"{prefix}: {name}")
-        safe_target(float(result.pairing_defects), "pairing defects")
+        safe_target(float(result.pairing_defects), PAIRING_TARGET)
     return result
 
 
