@@ -30,7 +30,7 @@ from strategies import (
 )
 from strategies.ids import ID_STYLES, id_style, tool_ids
 from strategies.labels import feature_table, visibility
-from strategies.recovery import allowed_tokens, count_request
+from strategies.recovery import allowed_tokens, count_request, recovery_shapes
 from strategies.text import SPECIAL_TOKENS
 
 Msg = dict[str, Any]
@@ -266,3 +266,82 @@ def test_drawn_histories_share_no_objects() -> None:
         walk(history)
 
     _generate(histories(), 100, each)
+
+
+# -- recovery shapes (issue 7: the recover zoo bugs hide where the generic draw rarely goes) ---------
+
+#: The labels ``recovery_shapes`` judges a request by; ``degrade`` shows as its three parts.
+_SHAPE_LABELS = ("condensed-within", "reserve-gap", "degrade-image", "degrade-floor", "dense-mix",
+                 "single-giant", "marker-in-pair", "impossible-long")
+
+
+def _shares_no_objects(value: Any) -> None:
+    """A target that mutates one block must not change another (purity checks, contract §1)."""
+    ids: set[int] = set()
+
+    def walk(item: Any) -> None:
+        if isinstance(item, dict | list):
+            assert id(item) not in ids
+            ids.add(id(item))
+            for inner in item.values() if isinstance(item, dict) else item:
+                walk(inner)
+
+    walk(value)
+
+
+def _shape_counts(n: int, **knobs: Any) -> tuple[collections.Counter[str], int]:
+    counts: collections.Counter[str] = collections.Counter()
+
+    def each(request: dict[str, Any]) -> None:
+        _strict_json(request)
+        load(request["messages"])
+        _shares_no_objects(request["messages"])  # shapes build messages from shared pieces
+        counts.update(recovery_shapes(request))
+
+    return counts, _generate(recovery_requests(**knobs), n, each)
+
+
+def test_every_recovery_shape_is_drawn_in_the_mixed_draw() -> None:
+    # Each shape is a few per cent of the mixed draw most recover properties run on, judged from the
+    # request (not from how it was drawn): a share that lets 60 examples meet it.
+    counts, total = _shape_counts(300)
+    report("\nrecovery shapes:\n" + feature_table(counts, total, _SHAPE_LABELS))
+    assert all(counts[name] >= 0.01 * total for name in _SHAPE_LABELS), dict(counts)
+
+
+def test_condensed_within_is_common_when_only_within_is_drawn() -> None:
+    # recover.within-budget-unchanged draws the within case alone; a recount counting condensed
+    # messages shows only when the slack is smaller than what they count (contract §2, §4.2).
+    counts, total = _shape_counts(60, cases=("within",))
+    assert counts["condensed-within"] >= 0.1 * total, dict(counts)
+
+
+def test_degrade_shape_is_recovered_by_degrading_a_list_text_item() -> None:
+    # The degrade shape's budget lies where the reference must cut the giant (contract §4.5), so an
+    # implementation that collapses list content or drops its image shows.
+    from ctxmodel.recover import recover
+
+    def degrades_an_item(r: dict[str, Any]) -> bool:
+        got = recover(load(r["messages"]), context_window=r["contextWindow"], max_tokens=r["maxTokens"],
+                      system_prompt=r["systemPrompt"], new_id=lambda: "t")
+        return got.error is None and any(d.path.count(".") == 5 for d in got.degraded)
+
+    found = find(recovery_requests(cases=("far-over",)),
+                 lambda r: "degrade-image" in recovery_shapes(r) and degrades_an_item(r), settings=REACH)
+    assert "degrade-image" in recovery_shapes(found)
+
+
+def test_reserve_gap_lies_between_the_two_budgets() -> None:
+    # maxTokens < 0: over the contract budget (reserve 8192), within floor(0.9W) - maxTokens (Roo's ||).
+    found = find(recovery_requests(cases=("little-over",)), lambda r: "reserve-gap" in recovery_shapes(r),
+                 settings=REACH)
+    count = count_request(found["messages"], found["systemPrompt"])
+    window, max_tokens = found["contextWindow"], found["maxTokens"]
+    assert max_tokens < 0
+    assert 0 < allowed_tokens(window, max_tokens) < count <= (9 * window) // 10 - max_tokens
+
+
+@pytest.mark.parametrize("shape", ["single-giant", "marker-in-pair", "impossible-long", "dense-mix"])
+def test_find_reaches_recovery_shape(shape: str) -> None:
+    found = find(recovery_requests(), lambda r: shape in recovery_shapes(r), settings=REACH)
+    assert shape in recovery_shapes(found)
