@@ -73,9 +73,9 @@ RECOVERY_CASES: tuple[str, ...] = ("within", "little-over", "far-over", "impossi
 RECOVERY_SHAPES: dict[str, dict[str, int]] = {
     "condensed-within": {"within": 35},
     "reserve-gap": {"little-over": 30},
-    "degrade": {"little-over": 40, "far-over": 55},
-    "single-giant": {"far-over": 10},
-    "marker-in-pair": {"far-over": 15},
+    "degrade": {"little-over": 40, "far-over": 45},
+    "single-giant": {"far-over": 15},
+    "marker-in-pair": {"far-over": 20},
     "impossible-long": {"impossible": 40},
 }
 
