@@ -60,12 +60,13 @@ OVER_BUDGET = ("little-over", "far-over", "impossible")
 
 
 def _over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Requests for the properties that judge only what a successful recovery did.
+    """Requests for the properties that judge only calls over a positive budget (what a success did,
+    or whether giving up was needed).
 
     Within budget the right answer is no change (``recover.within-budget-unchanged`` judges that),
-    and ``allowed <= 0`` is an error: with every case drawn, about one example in sixty truncated
-    anything, so a tagging bug was found by luck (issue 7). Over budget only, a truncation is several
-    examples in ten.
+    and ``allowed <= 0`` is an error (``recover.allowed-nonpositive-errors``): with every case drawn,
+    about one example in sixty truncated anything, so a tagging bug was found by luck (issue 7).
+    Over budget only, a truncation is several examples in ten.
     """
     from strategies import recovery_requests
 
@@ -468,6 +469,7 @@ def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str,
     "contract §4.5",
     "Degradation edits only the text of visible tool results (string content or text items): never images, "
     "other blocks, tool_use_id, is_error or block order.",
+    params=_over_budget,
 )
 def degrade_only_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     got = recover_once(probe, params)
@@ -492,6 +494,7 @@ def degrade_only_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
     "recover.degraded-shrink",
     "contract §4.5",
     "Every degraded tool-result text strictly shrinks, in characters and in tokens, notice included.",
+    params=_over_budget,
 )
 def degraded_shrink(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     got = recover_once(probe, params)
@@ -523,6 +526,7 @@ def degraded_shrink(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "recover.progress-or-error",
     "contract §4.6",
     "A result without an error strictly lowers the harness's recount; no success-shaped result without progress.",
+    params=_over_budget,
 )
 def progress_or_error(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     got = recover_once(probe, params)
@@ -635,6 +639,7 @@ def reported_tokens(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "recover.gives-up-where-possible",
     "contract §4.8",
     "A warning: a controlled error on an input the reference recovers.",
+    params=_over_budget,
 )
 def gives_up_where_possible(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     got = recover_once(probe, params)
