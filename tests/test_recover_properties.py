@@ -384,3 +384,27 @@ def test_messages_removed_other_than_the_tagged_count_is_a_warning() -> None:
     error = {**_reply(DANGLING, 1, None), "error": "Context window recovery failed: no"}
     (finding,) = _findings("recover.result-shape", DANGLING, error)
     assert finding.severity == "warn" and "controlled error" in finding.message
+
+
+def test_an_even_cut_across_a_same_role_run_is_a_new_pairing_violation() -> None:
+    """Roo-Code's even-rounded half cut (domain §3.3) assumes alternating roles: after two user
+    messages in a row it hides a tool_use and keeps its result. The property sees that whenever a
+    request has this shape; the zoo's bug_roo_half_split_pairs waits on the strategy drawing it."""
+    from ctxmodel.targets import open_target
+    from properties.catalogue import get
+    from properties.probe import TargetProbe
+    from strategies.recovery import _window_for, count_request
+
+    history = [
+        _msg("user", "task"),
+        _msg("user", "word " * 300),
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "x", "name": "ls", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "ok"}]},
+        _msg("assistant", "done"),
+        _msg("user", "next"),
+    ]
+    params = {"messages": history, "contextWindow": _window_for(count_request(history) - 100, 4096),
+              "maxTokens": 4096, "systemPrompt": ""}
+    probe = TargetProbe(open_target("python:benchmarks.bugzoo.bug_roo_half_split_pairs"), {}, "zoo")
+    (finding,) = get("recover.no-new-pairing-violations").check(probe, params)
+    assert finding.severity == "fail" and "tool_result x has no tool_use" in finding.message
