@@ -393,7 +393,7 @@ def test_an_even_cut_across_a_same_role_run_is_a_new_pairing_violation() -> None
     from ctxmodel.targets import open_target
     from properties.catalogue import get
     from properties.probe import TargetProbe
-    from strategies.recovery import _window_for, count_request
+    from strategies.recovery import count_request
 
     history = [
         _msg("user", "task"),
@@ -403,8 +403,8 @@ def test_an_even_cut_across_a_same_role_run_is_a_new_pairing_violation() -> None
         _msg("assistant", "done"),
         _msg("user", "next"),
     ]
-    params = {"messages": history, "contextWindow": _window_for(count_request(history) - 100, 4096),
-              "maxTokens": 4096, "systemPrompt": ""}
+    window = next(w for w in range(4096, 100_000) if allowed_tokens(w, 4096) >= count_request(history) - 100)
+    params = {"messages": history, "contextWindow": window, "maxTokens": 4096, "systemPrompt": ""}
     probe = TargetProbe(open_target("python:benchmarks.bugzoo.bug_roo_half_split_pairs"), {}, "zoo")
     (finding,) = get("recover.no-new-pairing-violations").check(probe, params)
     assert finding.severity == "fail" and "tool_result x has no tool_use" in finding.message
