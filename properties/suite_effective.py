@@ -25,7 +25,18 @@ def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 
     from strategies import histories
 
-    return st.builds(lambda messages: {"messages": messages}, histories())
+    return st.builds(lambda messages: {"messages": messages}, st.one_of(histories(), histories().map(_two_summaries)))
+
+
+def _two_summaries(history: list[Msg]) -> list[Msg]:
+    """Two summaries that tag nothing, the slice-era shape (domain §2.1 Branch A step 1: everything
+    before the *last* summary is dropped whatever its tags), so a target that starts at the first
+    summary shows what lies between them; no draw of its own, so the other choices keep their odds."""
+    out = [dict(m) for m in history]
+    for n, at in enumerate((len(out), max(1, len(out) // 2))):
+        out.insert(at, {"role": "user", "content": [{"type": "text", "text": f"Summary {n + 1}"}],
+                        "isSummary": True, "condenseId": f"cond-slice-{n + 1}"})
+    return out
 
 
 def _filterable(message: Msg, visible_ids: set[str]) -> list[int]:

@@ -152,7 +152,9 @@ def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
     # first, so a failing example drops a perturbation that does not matter (an extra user message,
     # say) rather than the call-level defect that does (a missing result).
     user_split = draw(st.sampled_from((1, 2))) if k.consecutive_roles and draw(chance(10)) else 0
-    no_user = k.consecutive_roles and draw(chance(5))
+    # A turn with no user message: its calls are followed straight by the next assistant message,
+    # where normalization must insert a user message (contract §3.3).
+    no_user = k.consecutive_roles and draw(chance(12))
     split_flag = k.consecutive_roles and draw(chance(10))
     orphan_flag = k.orphans and draw(chance(14))
     interleave_flag = k.interleave and draw(chance(25))
@@ -373,10 +375,13 @@ def _timestamps(msgs: list[Msg]) -> None:
 def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
     # Whole-history overlays are decided first: Hypothesis shrinks earlier choices first, so a
     # failing example sheds condense, truncation and defects before it simplifies the turns.
-    trailing = k.trailing_tool_use and draw(chance(10))
+    # Rates are set so each shape meets a 60-example ci run a few times even though Hypothesis
+    # repeats itself there (a second summary, a trailing call and a rewind's dangling parent are
+    # what a visibility or trailing bug needs; issue 7). Only the odds change, never the draws.
+    trailing = k.trailing_tool_use and draw(chance(20))
     condenses = [k.summaries and draw(chance(p)) for p in (30, 40)]
     truncations = [k.truncations and draw(chance(p)) for p in (30, 25)]
-    rewound = k.dangling_parents and draw(chance(10))
+    rewound = k.dangling_parents and draw(chance(20))
     defects = [k.defects and draw(chance(6)) for _ in range(5)]
     first = draw(_first_message(k))
     drawn = draw(st.lists(_turn(k), min_size=k.min_turns, max_size=k.max_turns))

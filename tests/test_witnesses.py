@@ -44,6 +44,7 @@ WITNESSES: list[tuple[str, str, str]] = [
     (f"{P}:RemembersToolUses", "purity.count", "fail"),
     (f"{P}:CountsPerMessage", "count.agrees", "fail"),
     (f"{P}:CrashesOnLongWords", "count.pathological-answers", "fail"),
+    (f"{P}:CountsImagesFlat", "count.agrees", "fail"),
     (f"{R}:LooseResultShape", "recover.result-shape", "fail"),
     (f"{R}:NoNonpositiveGuard", "recover.allowed-nonpositive-errors", "fail"),
     (f"{R}:RefusesWithinBudget", "recover.within-budget-unchanged", "fail"),

@@ -141,6 +141,22 @@ class CountsPerMessage(Reference):
         return {"tokens": total + counter.count_text(params.get("systemPrompt", ""))}
 
 
+class CountsImagesFlat(Reference):
+    """Counts every top-level image 300 tokens, base64 ones included (contract §5: ceil(sqrt(len(data))))."""
+
+    name = "broken-counts-images-flat"
+
+    def count(self, params: Params) -> Params:
+        from ctxmodel import codec
+        from ctxmodel.model import Image
+        from ctxmodel.tokens import get_counter
+
+        counter = get_counter("zoo")
+        raw = sum(300 if isinstance(b, Image) else counter.raw_block(b)
+                  for msg in codec.load(params["messages"]) for b in msg.blocks)
+        return {"tokens": counter.fudged(raw) + counter.count_text(params.get("systemPrompt", ""))}
+
+
 class CrashesOnLongWords(Reference):
     """The WASM tiktoken of the field: gives up on a long run without whitespace (contract §5)."""
 
