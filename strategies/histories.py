@@ -376,12 +376,12 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
     # Whole-history overlays are decided first: Hypothesis shrinks earlier choices first, so a
     # failing example sheds condense, truncation and defects before it simplifies the turns.
     # Rates are set so each shape meets a 60-example ci run a few times even though Hypothesis
-    # repeats itself there (a second summary, a trailing call and a rewind's dangling parent are
-    # what a visibility or trailing bug needs; issue 7). Only the odds change, never the draws.
+    # repeats itself there (a trailing call is what a trailing-policy bug needs; issue 7). Only the
+    # odds change, never the draws.
     trailing = k.trailing_tool_use and draw(chance(20))
     condenses = [k.summaries and draw(chance(p)) for p in (30, 40)]
     truncations = [k.truncations and draw(chance(p)) for p in (30, 25)]
-    rewound = k.dangling_parents and draw(chance(20))
+    rewound = k.dangling_parents and draw(chance(10))
     defects = [k.defects and draw(chance(6)) for _ in range(5)]
     first = draw(_first_message(k))
     drawn = draw(st.lists(_turn(k), min_size=k.min_turns, max_size=k.max_turns))
