@@ -127,6 +127,7 @@ def run_variant(
     first_only: bool = False,
     property_ids: Sequence[str] = (),
     fixtures_dir: str | None = None,
+    seed: int = 0,
 ) -> Row:
     """Check one variant with the gate's own runner; ``first_only`` stops at the first failing property."""
     os.chdir(ROOT)  # python: targets import from the working directory, as ``ctxmodel check`` does
@@ -163,7 +164,7 @@ def run_variant(
                 profile=chosen,
                 fixtures_dir=fixtures_dir or scratch,
                 target_spec=spec,
-                seed=0,
+                seed=seed,
                 max_examples=max_examples,
                 database=None,
             )
@@ -266,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--profile", default="ci")
     parser.add_argument("--max-examples", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0, help="the run seed (ci: 0); another shows what was luck")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--json", default=None, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
@@ -274,7 +276,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"run.py: unknown variant(s) {', '.join(unknown)}", file=sys.stderr)
         return 2
-    options = {"profile": args.profile, "max_examples": args.max_examples, "first_only": not args.all_properties}
+    options = {
+        "profile": args.profile,
+        "max_examples": args.max_examples,
+        "first_only": not args.all_properties,
+        "seed": args.seed,
+    }
     jobs = max(1, min(args.jobs, len(names)))
     rows: list[Row] = []
 
