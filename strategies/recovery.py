@@ -76,7 +76,7 @@ RECOVERY_SHAPES: dict[str, dict[str, int]] = {
     "degrade": {"little-over": 60, "far-over": 55},
     "single-giant": {"far-over": 10},
     "marker-in-pair": {"far-over": 15},
-    "impossible-long": {"impossible": 40},
+    "impossible-long": {"impossible": 75},
 }
 
 Msg = Mapping[str, Any]
