@@ -6,6 +6,7 @@ Roo-Code and Zoo-Code retry a context error up to 3 times (domain §3.5); a targ
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from benchmarks.bugzoo._common import allowed_for, describe_as, recount, recover_with_allowed, reference_recover
@@ -17,7 +18,11 @@ describe = describe_as("legit_converges_recover", ["recover"], recoverSuccess="c
 
 def recover(params: dict[str, Any]) -> dict[str, Any]:
     allowed = allowed_for(params)
-    already = any(m.get("isTruncationMarker") for m in params["messages"])
+    # One halfway step per recovery: the retry sees either the marker of a halfway cut or the notice of
+    # a halfway degradation (a degradation-only step leaves no marker; halving the excess again on
+    # each retry then never reaches the budget, contract §4.7).
+    messages = params["messages"]
+    already = any(m.get("isTruncationMarker") for m in messages) or "[Tool result truncated:" in json.dumps(messages)
     if allowed > 0 and not already:
         prev = recount(params["messages"], params.get("systemPrompt", ""))
         halfway = allowed + max(prev - allowed, 0) // 2
