@@ -73,10 +73,10 @@ RECOVERY_CASES: tuple[str, ...] = ("within", "little-over", "far-over", "impossi
 RECOVERY_SHAPES: dict[str, dict[str, int]] = {
     "condensed-within": {"within": 35},
     "reserve-gap": {"little-over": 25},
-    "degrade": {"little-over": 60, "far-over": 55},
-    "single-giant": {"far-over": 10},
+    "degrade": {"little-over": 45, "far-over": 40},
+    "single-giant": {"little-over": 20, "far-over": 20},
     "marker-in-pair": {"far-over": 15},
-    "impossible-long": {"impossible": 75},
+    "impossible-long": {"impossible": 60},
 }
 
 Msg = Mapping[str, Any]
