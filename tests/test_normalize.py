@@ -578,3 +578,5 @@ def test_report_lines_name_every_change_with_its_place() -> None:
     two_emptied = [u("q"), a(tu("a")), u(tr("a")), a(tu("a")), a(tu("a")), u(txt("t"))]
     assert report(two_emptied)[1].lines()[-1] == "removed emptied messages #3, #4"
     assert report([u("q"), a("r")])[1].lines() == []
+    # A report built by hand without message places (the fields are public) still names the ids.
+    assert NormalizeReport(orphans_dropped=("x", "y")).lines() == ["dropped 2 orphan results: x, y"]

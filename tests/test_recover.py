@@ -231,6 +231,8 @@ def test_bad_parameters_are_usage_errors() -> None:
         recover(load(conversation(1)), context_window="big", max_tokens=1, counter=CharCounter())  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="maxTokens"):
         recover(load(conversation(1)), context_window=10, max_tokens=True, counter=CharCounter())
+    with pytest.raises(UsageError, match="totalTokens"):
+        recover(load(conversation(1)), context_window=10, max_tokens=1, total_tokens="5", counter=CharCounter())  # type: ignore[arg-type]
 
 
 # -- truncation (rule 3 and the reference's choice) -----------------------------------------------
@@ -568,6 +570,8 @@ def test_impossible_budget_is_a_controlled_error_with_messages_unchanged() -> No
     assert result.messages == load(value)
     assert result.messages_removed == 0 and result.truncation_id is None and result.degraded == ()
     assert result.new_context_tokens == result.prev_context_tokens > result.allowed
+    # The reason after the required prefix says how far the reference got (what a user debugging reads).
+    assert f"tokens, over the {result.allowed} allowed (from {result.prev_context_tokens})" in result.error
 
 
 def test_system_prompt_over_budget_is_a_controlled_error() -> None:
