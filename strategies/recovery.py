@@ -347,6 +347,8 @@ def _degrade_builder(draw: st.DrawFn, messages: list[dict[str, Any]], single: bo
     after_history = not single and draw(chance(40))
     small, giant, as_list, image_at, medium = draw(_degrade_parts(single))
     image = draw(image_blocks())
+    # A screenshot after the results (where well-formed histories put images): recovery keeps it.
+    screenshot = draw(image_blocks()) if draw(chance(50)) else None
     base = _ending_in_user(messages if after_history else [])
     used = _ids_in(base)
     uses = {key: draw(tool_use_blocks(make_unique(f"toolu_{key}", used)))
@@ -371,7 +373,7 @@ def _degrade_builder(draw: st.DrawFn, messages: list[dict[str, Any]], single: bo
         if medium is not None:
             results.append({"type": "tool_result", "tool_use_id": uses["m"]["id"], "content": medium})
         out.append({"role": "assistant", "content": last_uses})
-        out.append({"role": "user", "content": results})
+        out.append({"role": "user", "content": results + ([dict(screenshot)] if screenshot else [])})
         return out
 
     return build, giant
