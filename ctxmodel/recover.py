@@ -514,7 +514,14 @@ def _shrink(
     for _ in range(_MAX_CUT_ATTEMPTS):
         new_text = _cut_text(text, keep)
         if len(new_text) >= len(text):
-            return best
+            # The notice outweighs the characters cut: a dense tail (emoji, CJK) frees the tokens in
+            # fewer characters than the notice adds. Cut that many more, still a prefix >= the floor;
+            # giving up here made a result slightly over budget unrecoverable.
+            shorter = max(FLOOR_CHARS, keep - (len(new_text) - len(text)) - 1)
+            if shorter >= keep:
+                return best
+            keep = shorter
+            continue
         new_block = _with_text(block, item, new_text)
         new_raw = counter.raw_block(new_block)
         if item is not None and new_raw < old_raw:

@@ -753,3 +753,21 @@ def test_a_cut_that_would_add_tokens_is_skipped_for_the_next_block() -> None:
     assert result.error is None
     assert [d.path for d in result.degraded] == ["messages.2.content.1.content"]
     assert messages[2]["content"][0] == value[2]["content"][0]
+
+
+@pytest.mark.parametrize("over", [5, 20])
+def test_a_dense_tail_slightly_over_budget_is_degraded_not_given_up(over: int) -> None:
+    """Emoji free their tokens in fewer characters than the notice adds: the first cut came out longer
+    than the text and the reference gave up (a §4.8 "gave up where recovery was possible" of its own)."""
+    counter = real_counter()
+    text = "The quick brown fox jumps over the lazy dog. " * 60 + "😀🎉🚀✨" * 300
+    value = [user("task"), assistant_call("a"), results("a", text)]
+    allowed = counter.count_messages(load(value)) - over
+    window = math.ceil((allowed + 1000) * 10 / 9)
+    while allowed_tokens(window, 1000) > allowed:
+        window -= 1
+    result = recover(load(value), context_window=window, max_tokens=1000, counter=counter)
+    assert result.error is None and result.new_context_tokens <= allowed_tokens(window, 1000)
+    assert len(result.degraded) == 1
+    new_text = dump(result.messages)[2]["content"][0]["content"]
+    assert len(new_text) < len(text) and new_text.startswith(text[:200])
