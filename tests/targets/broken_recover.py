@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ctxmodel.targets import reference as ref
@@ -252,20 +253,24 @@ class GivesUp(Reference):
         return out
 
 
+def _edit_new_marker(out: Params, edit: Callable[[Params, str], Params]) -> Params:
+    """A successful cut's own marker rewritten by ``edit`` (the marker witnesses differ only there)."""
+    tid = out.get("truncationId")
+    if out["error"] is None and tid:
+        out["messages"] = [
+            edit(m, tid) if m.get("isTruncationMarker") and m.get("truncationId") == tid else m
+            for m in out["messages"]
+        ]
+    return out
+
+
 class MarkerAsAssistant(Reference):
     """Writes its marker as an assistant message (the layout before Roo-Code #9844, domain §3.6)."""
 
     name = "broken-marker-as-assistant"
 
     def recover(self, params: Params) -> Params:
-        out = ref.op_recover(params)
-        tid = out.get("truncationId")
-        if out["error"] is None and tid:
-            out["messages"] = [
-                {**m, "role": "assistant"} if m.get("isTruncationMarker") and m.get("truncationId") == tid else m
-                for m in out["messages"]
-            ]
-        return out
+        return _edit_new_marker(ref.op_recover(params), lambda m, tid: {**m, "role": "assistant"})
 
 
 class UnusedMarker(Reference):
@@ -274,15 +279,7 @@ class UnusedMarker(Reference):
     name = "broken-unused-marker"
 
     def recover(self, params: Params) -> Params:
-        out = ref.op_recover(params)
-        tid = out.get("truncationId")
-        if out["error"] is None and tid:
-            out["messages"] = [
-                {**m, "truncationId": f"{tid}-marker"} if m.get("isTruncationMarker") and m.get("truncationId") == tid
-                else m
-                for m in out["messages"]
-            ]
-        return out
+        return _edit_new_marker(ref.op_recover(params), lambda m, tid: {**m, "truncationId": f"{tid}-marker"})
 
 
 class StatusMarker(Reference):
