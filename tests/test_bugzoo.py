@@ -8,7 +8,7 @@ Three parts, each a small sample of a full run documented in ``benchmarks/README
   operator swaps, constant tweaks, statement deletion) is killed by the property that should kill it.
 
 Each variant is checked through ``benchmarks.bugzoo.run.run_variant``, i.e. the gate's own
-``run_property``, restricted to one or two properties so the whole file stays well under two minutes.
+``run_property``, restricted to one or two properties so the whole file stays at a few minutes.
 """
 
 from __future__ import annotations
