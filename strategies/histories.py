@@ -336,7 +336,7 @@ def _truncate(draw: st.DrawFn, msgs: list[Msg], k: _Knobs, n: int, dangling_ok: 
     if dangling_ok and draw(chance(35)):
         return  # the marker was deleted by a rewind: its tags now hide nothing (contract §2)
     marker: Msg = {"role": "user", "content": marker_text(e - s), "isTruncationMarker": True, "truncationId": tid}
-    if k.legacy_markers and draw(chance(20)):
+    if k.legacy_markers and draw(chance(30)):
         marker["role"] = "assistant"
         msgs.insert(1, marker)
         return

@@ -268,6 +268,7 @@ def test_the_example_database_is_kept_and_replays_the_failure(tmp_path: Path) ->
     assert again.outcomes[0].examples <= 3, "a different seed should still replay the stored failure first"
 
 
+@pytest.mark.mined_constants
 def test_a_run_draws_no_constants_mined_from_loaded_modules() -> None:
     """The gate's verdict must follow from its seed alone, not from which modules were imported
     before it (contract §8: replayable); Hypothesis mines literals from every local module."""
