@@ -55,7 +55,7 @@ BROKEN = [
     # condense or truncate, then rewind past the summary/marker: the target keeps hiding.
     ("broken_loop_rewind", 0, "state.rewind(", 1, "effective:"),
     # two truncations: the second re-tags the first one's marker.
-    ("broken_loop_marker", 0, "state.recover(", 2, "marker of an earlier truncation"),
+    ("broken_loop_marker", 1, "state.recover(", 2, "marker of an earlier truncation"),
     # a degradation, then any later recovery: the degraded block grows.
     ("broken_loop_degrade", 0, "state.recover(", 2, "contract §4 rule"),
 ]
