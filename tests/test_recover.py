@@ -790,3 +790,27 @@ def test_the_fudge_is_read_when_declared_and_inferred_as_the_simplest_factor_oth
     assert _Fudge.of(CharCounter(), 1000, 1500).factor == Fraction(3, 2)
     assert _Fudge.of(CharCounter(), 7, 11).factor == Fraction(3, 2)  # (10/7, 11/7]
     assert _Fudge.of(CharCounter(), 0, 0).factor == Fraction(1)
+
+
+def test_an_old_marker_holding_results_keeps_its_tool_use_visible() -> None:
+    """An old marker is never tagged, so a cut that hides the ``tool_use`` whose results a visible old
+    marker holds orphans them (contract §4 rule 4), even when another marker follows it (the neighbour
+    the straddle test must not read instead)."""
+    from ctxmodel.oracle import validate
+
+    value = [
+        user("the task"),
+        {"role": "assistant",
+         "content": [{"type": "tool_use", "id": "toolu_a", "name": "read", "input": {"p": "x" * 4000}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "ok"}],
+         "isTruncationMarker": True, "truncationId": "old-1"},
+        {"role": "user", "content": marker_text(1), "isTruncationMarker": True, "truncationId": "old-2"},
+        {"role": "assistant", "content": "next"},
+        user("more " + "m" * 40),
+        {"role": "assistant", "content": "done"},
+        user("last"),
+    ]
+    assert validate(effective(load(value))) == []
+    result, _ = run(value, **budget_for(value, CharCounter().count_messages(effective(load(value))) - 600))
+    assert "truncationParent" not in dump(result.messages)[1]
+    assert validate(effective(result.messages)) == []
