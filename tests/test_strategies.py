@@ -250,31 +250,6 @@ def test_features_read_a_hand_written_history() -> None:
     assert "image-between-parallel-results" not in f
 
 
-def test_drawn_histories_share_no_objects() -> None:
-    """A target that mutates one block must not change another (purity checks, contract §1)."""
-
-    def each(history: list[Msg]) -> None:
-        ids: set[int] = set()
-
-        def walk(value: Any) -> None:
-            if isinstance(value, dict | list):
-                assert id(value) not in ids
-                ids.add(id(value))
-                for item in value.values() if isinstance(value, dict) else value:
-                    walk(item)
-
-        walk(history)
-
-    _generate(histories(), 100, each)
-
-
-# -- recovery shapes (issue 7: the recover zoo bugs hide where the generic draw rarely goes) ---------
-
-#: The labels ``recovery_shapes`` judges a request by; ``degrade`` shows as its three parts.
-_SHAPE_LABELS = ("condensed-within", "reserve-gap", "degrade-image", "degrade-floor", "dense-mix",
-                 "single-giant", "marker-in-pair", "impossible-long")
-
-
 def _shares_no_objects(value: Any) -> None:
     """A target that mutates one block must not change another (purity checks, contract §1)."""
     ids: set[int] = set()
@@ -287,6 +262,17 @@ def _shares_no_objects(value: Any) -> None:
                 walk(inner)
 
     walk(value)
+
+
+def test_drawn_histories_share_no_objects() -> None:
+    _generate(histories(), 100, _shares_no_objects)
+
+
+# -- recovery shapes (issue 7: the recover zoo bugs hide where the generic draw rarely goes) ---------
+
+#: The labels ``recovery_shapes`` judges a request by; ``degrade`` shows as its three parts.
+_SHAPE_LABELS = ("condensed-within", "reserve-gap", "degrade-image", "degrade-floor", "dense-mix",
+                 "single-giant", "marker-in-pair", "impossible-long")
 
 
 def _shape_counts(n: int, **knobs: Any) -> tuple[collections.Counter[str], int]:
