@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from ctxmodel.codec import load
 from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
+from ctxmodel.strategies import histories, realistic_histories, recovery_requests, well_formed_histories
 from ctxmodel.visibility import effective
-from strategies import histories, realistic_histories, recovery_requests, well_formed_histories
 
 
 def _run(strategy: st.SearchStrategy[Any], n: int, check: Callable[[Any], None]) -> tuple[int, float, float, int]:

@@ -262,7 +262,7 @@ def replay(
     from ctxmodel.policies import resolve as resolve_policies
 
     if resolve is None:
-        from properties.catalogue import get as resolve
+        from ctxmodel.properties.catalogue import get as resolve
     try:
         prop = resolve(fixture.property)
     except KeyError:

@@ -35,9 +35,9 @@ from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError
 from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
 from ctxmodel.profiles import Profile
+from ctxmodel.properties.catalogue import Finding, Probe, Property
 from ctxmodel.targets.base import Target, TargetFailure
 from ctxmodel.targets.reference import describe_exception
-from properties.catalogue import Finding, Probe, Property
 
 __all__ = [
     "Judgement",
@@ -59,7 +59,7 @@ MAX_WARNINGS = 5
 
 
 def _default_probe(target: Target, policies: Mapping[str, str], tokenizer: str) -> Probe:
-    from properties.probe import TargetProbe
+    from ctxmodel.properties.probe import TargetProbe
 
     return TargetProbe(target, policies, tokenizer)
 
@@ -67,7 +67,7 @@ def _default_probe(target: Target, policies: Mapping[str, str], tokenizer: str) 
 @attrs.frozen
 class Judgement:
     findings: tuple[Finding, ...]
-    #: The probe's exchanges (``properties.probe.Exchange``): op, params, result or failure.
+    #: The probe's exchanges (``ctxmodel.properties.probe.Exchange``): op, params, result or failure.
     calls: tuple[Any, ...]
 
     @property

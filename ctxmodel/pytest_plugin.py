@@ -16,8 +16,8 @@ import pytest
 
 if TYPE_CHECKING:
     from ctxmodel.gate import Outcome
+    from ctxmodel.properties.catalogue import Property
     from ctxmodel.targets.base import Target
-    from properties.catalogue import Property
 
 __all__ = ["PropertyFailure", "PropertyItem"]
 
@@ -184,8 +184,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from ctxmodel.cli.gate import split_csv
     from ctxmodel.errors import CtxmodelError
+    from ctxmodel.properties.catalogue import select
     from ctxmodel.targets.spec import parse_spec
-    from properties.catalogue import select
 
     try:
         parse_spec(spec)

@@ -40,7 +40,7 @@ class Finding:
 
 
 class Probe(Protocol):
-    """How a check talks to the target under test (implemented in ``properties.probe``)."""
+    """How a check talks to the target under test (implemented in ``ctxmodel.properties.probe``)."""
 
     policies: Mapping[str, str]
     tokenizer: str
@@ -105,11 +105,11 @@ def _load_suites() -> None:
     import importlib
     import pkgutil
 
-    import properties
+    import ctxmodel.properties
 
-    for info in pkgutil.iter_modules(properties.__path__):
+    for info in pkgutil.iter_modules(ctxmodel.properties.__path__):
         if info.name.startswith("suite_"):
-            importlib.import_module(f"properties.{info.name}")
+            importlib.import_module(f"ctxmodel.properties.{info.name}")
 
 
 def all_properties() -> list[Property]:

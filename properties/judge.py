@@ -523,7 +523,7 @@ def first_difference(before: Any, after: Any, path: str) -> str | None:
 
 def guarded(check: Callable[..., Any]) -> Callable[..., Any]:
     """Turn a malformed reply into a failure finding instead of an exception in the runner."""
-    from properties.catalogue import Finding
+    from ctxmodel.properties.catalogue import Finding
 
     def run(probe: Any, params: dict[str, Any]) -> list[Finding]:
         try:

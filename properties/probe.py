@@ -16,8 +16,8 @@ from typing import Any
 import attrs
 
 from ctxmodel import codec
+from ctxmodel.properties.judge import messages_of
 from ctxmodel.targets.base import Target, TargetFailure
-from properties.judge import messages_of
 
 __all__ = ["Exchange", "TargetProbe"]
 
@@ -34,7 +34,7 @@ class Exchange:
 
 
 class TargetProbe:
-    """A ``properties.catalogue.Probe`` over a ``Target``."""
+    """A ``ctxmodel.properties.catalogue.Probe`` over a ``Target``."""
 
     def __init__(self, target: Target, policies: Mapping[str, str], tokenizer: str) -> None:
         self.target = target

@@ -16,8 +16,8 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from properties.catalogue import Finding, Probe, Property, register
-from properties.judge import guarded, short
+from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.judge import guarded, short
 
 #: One million characters: the size at which the WASM tiktoken of the field crashes (contract §5).
 PATHOLOGICAL_SIZE = 1_000_000
@@ -41,8 +41,8 @@ def pathological_text(kind: str) -> str:
 def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
-    from strategies import histories, texts
-    from strategies.blocks import image_blocks
+    from ctxmodel.strategies import histories, texts
+    from ctxmodel.strategies.blocks import image_blocks
 
     big = texts(max_size=3000).map(lambda t: [{"role": "user", "content": t}])
     # Top-level images with and without inline data (ceil(sqrt(len(data))) versus 300, §5): drawn

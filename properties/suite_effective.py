@@ -13,8 +13,8 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from properties.catalogue import Finding, Probe, Property, register
-from properties.judge import btype, canon, content_blocks, guarded, messages_of, short
+from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.judge import btype, canon, content_blocks, guarded, messages_of, short
 
 Msg = dict[str, Any]
 CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
@@ -23,7 +23,7 @@ CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
-    from strategies import histories
+    from ctxmodel.strategies import histories
 
     return st.builds(lambda messages: {"messages": messages}, st.one_of(histories(), histories().map(_two_summaries)))
 

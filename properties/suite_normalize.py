@@ -5,7 +5,7 @@ normalization exists to repair them. Rule 8 says other defects pass through, so 
 target to repair anything but pairing, and nothing here asks for the reference's own choices (which
 duplicate is kept, result order unless declared, the synthetic text, the ``Tool result:``
 serialization of list content, whether an emptied message is removed or kept holding synthetic
-results). Each property judges one rule; ``properties.judge`` computes what the rule requires from
+results). Each property judges one rule; ``ctxmodel.properties.judge`` computes what the rule requires from
 the input alone.
 """
 
@@ -18,9 +18,8 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.tokens.jsjson import js_string
-from properties.catalogue import Finding, Probe, Property, register
-from properties.judge import (
+from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.judge import (
     NormalizePlan,
     align,
     assistant_index,
@@ -39,6 +38,7 @@ from properties.judge import (
     synthetic_marked,
     use_ids,
 )
+from ctxmodel.tokens.jsjson import js_string
 
 Msg = dict[str, Any]
 CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
@@ -47,7 +47,7 @@ CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
-    from strategies import histories
+    from ctxmodel.strategies import histories
 
     return st.builds(lambda messages: {"messages": messages}, histories())
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from properties.catalogue import Finding, Probe, Property, register
-from properties.judge import first_difference, guarded
+from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.judge import first_difference, guarded
 
 #: Keys whose fresh values are created ids, not state.
 _ID_KEYS = frozenset(
@@ -27,13 +27,13 @@ _ID_KEYS = frozenset(
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
-    from strategies import histories
+    from ctxmodel.strategies import histories
 
     return st.builds(lambda messages: {"messages": messages}, histories())
 
 
 def _recovery(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from strategies import recovery_requests
+    from ctxmodel.strategies import recovery_requests
 
     return recovery_requests()
 
@@ -41,7 +41,7 @@ def _recovery(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
-    from strategies import histories, texts
+    from ctxmodel.strategies import histories, texts
 
     return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
 

@@ -17,8 +17,8 @@ import attrs
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from properties.catalogue import Finding, Probe, Property, register
-from properties.judge import (
+from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.judge import (
     Malformed,
     btype,
     canon,
@@ -37,19 +37,19 @@ _INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
 
 
 def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from strategies import recovery_requests
+    from ctxmodel.strategies import recovery_requests
 
     return recovery_requests()
 
 
 def _within(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from strategies import recovery_requests
+    from ctxmodel.strategies import recovery_requests
 
     return recovery_requests(cases=("within",))
 
 
 def _nonpositive(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from strategies import recovery_requests
+    from ctxmodel.strategies import recovery_requests
 
     return recovery_requests(cases=("allowed<=0",))
 
@@ -68,7 +68,7 @@ def _over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     about one example in sixty truncated anything, so a tagging bug was found by luck (issue 7).
     Over budget only, a truncation is several examples in ten.
     """
-    from strategies import recovery_requests
+    from ctxmodel.strategies import recovery_requests
 
     return recovery_requests(cases=OVER_BUDGET)
 
@@ -303,7 +303,7 @@ def within_budget(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     if got.error is not None:
         yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover failed: {got.error}", expected)
     elif got.messages != got.history:
-        from properties.judge import first_difference
+        from ctxmodel.properties.judge import first_difference
 
         where = first_difference(got.history, got.messages, "messages")
         yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover changed {where}", expected)
@@ -592,7 +592,7 @@ def fits_or_converges(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
 def error_leaves_input(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     got = recover_once(probe, params)
     if got.error is not None and got.messages != got.history:
-        from properties.judge import first_difference
+        from ctxmodel.properties.judge import first_difference
 
         where = first_difference(got.history, got.messages, "messages")
         yield Finding.fail(

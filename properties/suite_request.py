@@ -15,14 +15,14 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from properties.catalogue import Finding, Probe, Property, register
-from properties.judge import guarded
+from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.judge import guarded
 
 
 def _well_formed(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
-    from strategies import well_formed_histories
+    from ctxmodel.strategies import well_formed_histories
 
     # thinking=False: well_formed_histories puts thinking on only some tool turns, while the oracle
     # requires it on the last one whenever any assistant message carries thinking; until the two

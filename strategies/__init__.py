@@ -6,11 +6,11 @@ A history is a ``list`` of message ``dict``s exactly as a target receives it: st
 without lone surrogates, so ``ctxmodel.codec.load`` accepts every one.
 """
 
-from strategies.histories import histories, well_formed_histories
-from strategies.labels import FEATURES, features
-from strategies.realistic import realistic_histories
-from strategies.recovery import RECOVERY_CASES, recovery_case, recovery_requests
-from strategies.text import texts
+from ctxmodel.strategies.histories import histories, well_formed_histories
+from ctxmodel.strategies.labels import FEATURES, features
+from ctxmodel.strategies.realistic import realistic_histories
+from ctxmodel.strategies.recovery import RECOVERY_CASES, recovery_case, recovery_requests
+from ctxmodel.strategies.text import texts
 
 __all__ = [
     "FEATURES",

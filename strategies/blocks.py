@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.text import WORDS, chance, memo, texts
+from ctxmodel.strategies.text import WORDS, chance, memo, texts
 
 __all__ = [
     "BLOCK_EXTRA_KEYS",

@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 from hypothesis import strategies as st
 
-from strategies.blocks import (
+from ctxmodel.strategies.blocks import (
     RESULT_FORMS,
     image_blocks,
     meta_extras,
@@ -28,9 +28,9 @@ from strategies.blocks import (
     tool_use_blocks,
     unknown_blocks,
 )
-from strategies.ids import ID_STYLES, make_unique, tool_ids
-from strategies.labels import label, visibility
-from strategies.text import chance, memo, texts
+from ctxmodel.strategies.ids import ID_STYLES, make_unique, tool_ids
+from ctxmodel.strategies.labels import label, visibility
+from ctxmodel.strategies.text import chance, memo, texts
 
 __all__ = ["SUMMARY_PREFIX", "TS_BASE", "histories", "marker_text", "well_formed_histories"]
 
@@ -452,7 +452,7 @@ def histories(
     same-role messages, a trailing ``tool_use``, thinking blocks, unknown blocks and keys, every id
     style and bad ids, and the defects normalization passes through (``defects``). ``text`` replaces
     the strategy for short text bodies. Every example is labelled with ``event()`` (see
-    ``strategies.labels.features``) and ``target()`` leans toward more pairing defects.
+    ``ctxmodel.strategies.labels.features``) and ``target()`` leans toward more pairing defects.
     """
     knobs = _Knobs(
         min_turns, max_turns, max_calls, orphans, duplicate_results, duplicate_tool_uses, missing_results,

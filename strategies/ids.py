@@ -10,7 +10,7 @@ import re
 
 from hypothesis import strategies as st
 
-from strategies.text import chance, memo
+from ctxmodel.strategies.text import chance, memo
 
 __all__ = ["BAD_ID_CHARS", "ID_ALPHABET", "ID_PREFIXES", "ID_STYLES", "id_style", "make_unique", "tool_ids"]
 

@@ -17,8 +17,8 @@ from hypothesis import event, target
 from hypothesis.control import currently_in_test_context
 from hypothesis.errors import InvalidArgument
 
-from strategies.blocks import KNOWN_BLOCK_TYPES
-from strategies.ids import ID_STYLES, id_style
+from ctxmodel.strategies.blocks import KNOWN_BLOCK_TYPES
+from ctxmodel.strategies.ids import ID_STYLES, id_style
 
 __all__ = [
     "FEATURES",

@@ -4,7 +4,7 @@ The real Zoo-Code task of domain §1.4 has 516 messages: nearly every user messa
 ``[tool_result, text(<environment_details>...)]``, about one tool pair per turn, most assistant
 messages open with a ``reasoning`` block, a fifth of results hold list content. Drawing that much
 text character by character would overrun Hypothesis's choice budget, so each block draws only a
-size and a seed, and its text is sliced from a fixed corpus (``strategies.text.filler``).
+size and a seed, and its text is sliced from a fixed corpus (``ctxmodel.strategies.text.filler``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.histories import SUMMARY_PREFIX, TS_BASE, marker_text
-from strategies.ids import ID_ALPHABET, ID_PREFIXES
-from strategies.labels import label
-from strategies.text import filler
+from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, marker_text
+from ctxmodel.strategies.ids import ID_ALPHABET, ID_PREFIXES
+from ctxmodel.strategies.labels import label
+from ctxmodel.strategies.text import filler
 
 __all__ = ["realistic_histories"]
 

@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from ctxmodel.codec import load
+from ctxmodel.strategies.blocks import image_blocks, tool_use_blocks
+from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
+from ctxmodel.strategies.ids import make_unique
+from ctxmodel.strategies.labels import PAIRING_TARGET, safe_target, visibility
+from ctxmodel.strategies.text import chance, texts
 from ctxmodel.tokens import get_counter, request_tokens
-from strategies.blocks import image_blocks, tool_use_blocks
-from strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
-from strategies.ids import make_unique
-from strategies.labels import PAIRING_TARGET, safe_target, visibility
-from strategies.text import chance, texts
 
 __all__ = [
     "DEFAULT_RESERVE",

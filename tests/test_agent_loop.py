@@ -92,7 +92,7 @@ def test_rewind_bug_shrinks_to_a_short_sequence(open_spec: list[Target]) -> None
 
 
 def test_check_recovery_accepts_the_reference_and_names_a_deleted_message(open_spec: list[Target]) -> None:
-    from properties.probe import TargetProbe
+    from ctxmodel.properties.probe import TargetProbe
 
     target = open_target("reference")
     open_spec.append(target)

@@ -16,8 +16,8 @@ from click.testing import CliRunner, Result
 from hypothesis import strategies as st
 
 from ctxmodel.cli import cli
-from properties import catalogue
-from properties.catalogue import Finding, Probe, Property
+from ctxmodel.properties import catalogue
+from ctxmodel.properties.catalogue import Finding, Probe, Property
 
 ROOT = Path(__file__).parent.parent
 FAULTY = ROOT / "tests" / "targets" / "faulty"

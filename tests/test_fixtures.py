@@ -22,8 +22,8 @@ from ctxmodel.fixtures import (
     replay,
     write_atomic,
 )
+from ctxmodel.properties.catalogue import Finding, Probe, Property
 from ctxmodel.targets import open_target
-from properties.catalogue import Finding, Probe, Property
 
 
 def _params(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from ctxmodel import exitcodes, gate
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.profiles import get_profile
+from ctxmodel.properties.catalogue import Finding, Probe, Property
 from ctxmodel.targets import open_target
 from ctxmodel.targets.base import Target
-from properties.catalogue import Finding, Probe, Property
 
 FAULTY = Path(__file__).parent / "targets" / "faulty"
 

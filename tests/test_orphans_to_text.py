@@ -15,9 +15,9 @@ import pytest
 
 from ctxmodel.gate import judge
 from ctxmodel.policies import resolve
+from ctxmodel.properties.catalogue import get
+from ctxmodel.properties.suite_normalize import conversion_holds
 from ctxmodel.targets import open_target
-from properties.catalogue import get
-from properties.suite_normalize import conversion_holds
 
 #: The shrunk counterexample of ``run.py --only legit_orphans_to_text`` (seed 0, example 10).
 COUNTEREXAMPLE: list[dict[str, Any]] = [

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ctxmodel.properties.catalogue import all_properties
+from ctxmodel.properties.judge import pairing_violations, plan_normalize, result_payload, synthetic_marked
+from ctxmodel.properties.probe import TargetProbe
+from ctxmodel.properties.suite_purity import without_fresh_values
 from ctxmodel.targets import Description, TargetFailure, open_target
 from ctxmodel.targets.base import OPS
-from properties.catalogue import all_properties
-from properties.judge import pairing_violations, plan_normalize, result_payload, synthetic_marked
-from properties.probe import TargetProbe
-from properties.suite_purity import without_fresh_values
 
 
 def use(i: str) -> dict[str, Any]:
@@ -141,9 +141,9 @@ def test_the_visibility_judge_agrees_with_the_reference_but_does_not_call_it() -
     from hypothesis import given
 
     from ctxmodel import codec
+    from ctxmodel.properties.suite_effective import contract_visible
+    from ctxmodel.strategies import histories
     from ctxmodel.visibility import visible_mask
-    from properties.suite_effective import contract_visible
-    from strategies import histories
 
     @given(histories())
     def agree(history: list[dict]) -> None:  # type: ignore[type-arg]

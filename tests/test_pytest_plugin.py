@@ -11,7 +11,7 @@ CONFTEST = textwrap.dedent(
     """
     from hypothesis import strategies as st
 
-    from properties.catalogue import Finding, Property, register
+    from ctxmodel.properties.catalogue import Finding, Property, register
 
 
     def params(policies):

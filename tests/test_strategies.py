@@ -16,8 +16,7 @@ from ctxmodel.codec import load
 from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
 from ctxmodel.render import render
-from ctxmodel.visibility import effective
-from strategies import (
+from ctxmodel.strategies import (
     FEATURES,
     RECOVERY_CASES,
     features,
@@ -28,10 +27,11 @@ from strategies import (
     texts,
     well_formed_histories,
 )
-from strategies.ids import ID_STYLES, id_style, tool_ids
-from strategies.labels import feature_table, visibility
-from strategies.recovery import allowed_tokens, count_request, recovery_shapes
-from strategies.text import SPECIAL_TOKENS
+from ctxmodel.strategies.ids import ID_STYLES, id_style, tool_ids
+from ctxmodel.strategies.labels import feature_table, visibility
+from ctxmodel.strategies.recovery import allowed_tokens, count_request, recovery_shapes
+from ctxmodel.strategies.text import SPECIAL_TOKENS
+from ctxmodel.visibility import effective
 
 Msg = dict[str, Any]
 

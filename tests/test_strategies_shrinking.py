@@ -19,7 +19,7 @@ from hypothesis import find, given, settings
 from ctxmodel.codec import dump, load
 from ctxmodel.normalize import normalize
 from ctxmodel.render import render
-from strategies import histories
+from ctxmodel.strategies import histories
 
 Msg = dict[str, Any]
 SYNTHETIC = {"content": "Tool execution was interrupted before completion.", "is_error": True}

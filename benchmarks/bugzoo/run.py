@@ -134,8 +134,8 @@ def run_variant(
     from ctxmodel import gate
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import get_profile
+    from ctxmodel.properties.catalogue import select
     from ctxmodel.targets.spec import open_target
-    from properties.catalogue import select
 
     spec = "reference" if name == "reference" else f"python:benchmarks.bugzoo.{name}"
     if name == "reference":

@@ -77,8 +77,8 @@ def check(
     from ctxmodel import gate
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
+    from ctxmodel.properties.catalogue import select
     from ctxmodel.targets.spec import open_target, parse_spec
-    from properties.catalogue import select
 
     try:
         spec = parse_spec(target_spec)
@@ -156,8 +156,8 @@ def replay_cmd(paths: Sequence[str], target_spec: str, policy_pairs: Sequence[st
     """Replay fixtures by value (default: regressions/); exit 1 when any still reproduces."""
     from ctxmodel.fixtures import expand_paths, load_fixture, replay
     from ctxmodel.gate import render_params
+    from ctxmodel.properties.catalogue import get
     from ctxmodel.targets.spec import open_target, parse_spec
-    from properties.catalogue import get
 
     try:
         spec = parse_spec(target_spec)

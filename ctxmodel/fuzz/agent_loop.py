@@ -16,7 +16,7 @@ message), and drives the target through the steps an agent session takes:
 After every step it checks what contract §2 to §4 require of every target:
 
 - the request the target builds (its ``request``, else its ``normalize`` of its ``effective``,
-  ``properties.probe.TargetProbe.request``) passes ``ctxmodel.oracle.validate`` (contract §6, §7);
+  ``ctxmodel.properties.probe.TargetProbe.request``) passes ``ctxmodel.oracle.validate`` (contract §6, §7);
 - the target's ``effective`` hides what the reference visibility hides (contract §2; a target may
   also drop ``tool_result`` blocks whose ``tool_use`` it hid);
 - every ``recover`` kept its promises (contract §4 rules 2 to 8), judged on that call alone.
@@ -181,8 +181,8 @@ def check_recovery(
     Judged against the input alone, with the harness's recount (the target's ``effective`` when it
     has one) and the reference visibility for "visible" (contract §2: they must agree).
     """
+    from ctxmodel.properties.judge import Malformed, messages_of
     from ctxmodel.recover import allowed_tokens
-    from properties.judge import Malformed, messages_of
 
     messages: list[dict[str, Any]] = params["messages"]
     system = str(params.get("systemPrompt", ""))
@@ -345,7 +345,7 @@ class AgentLoop(RuleBasedStateMachine):
         if self.watch is not None:
             self.watch.begin()
         super().__init__()
-        from properties.probe import TargetProbe
+        from ctxmodel.properties.probe import TargetProbe
 
         self.probe = TargetProbe(self.target, self.policies, self.tokenizer)
         self.history: list[dict[str, Any]] = []
@@ -628,7 +628,7 @@ def _replayable_as(failure: LoopFailure, target: Target, policies: Mapping[str, 
     fixture then replays by value with ``ctxmodel replay`` like any other (contract §8). The step
     sequence stays in the note; ``agent-loop.<kind>`` is kept when no suite property sees it."""
     from ctxmodel.gate import judge
-    from properties.catalogue import select
+    from ctxmodel.properties.catalogue import select
 
     ops = {"request": ("request", "normalize"), "effective": ("effective",), "recover": ("recover",)}[failure.kind]
     for prop in select(ops=ops):

@@ -130,7 +130,7 @@ def derive_seed(*parts: object) -> int:
 
 def plan_units(ops: frozenset[str], property_ids: Sequence[str], *, agent_loop: bool) -> list[UnitSpec]:
     """The properties selected (by id or prefix), plus the agent loop when asked for and applicable."""
-    from properties.catalogue import select
+    from ctxmodel.properties.catalogue import select
 
     ids = list(property_ids)
     units: list[UnitSpec] = []
@@ -227,7 +227,7 @@ class _Watch:
 
 def hypothesis_events() -> set[str]:
     """The ``event()`` labels of the running example so far (the strategies label every draw,
-    ``strategies.labels``). Read through the build context ``event()`` itself writes to."""
+    ``ctxmodel.strategies.labels``). Read through the build context ``event()`` itself writes to."""
     from hypothesis.control import current_build_context
 
     try:
@@ -332,8 +332,8 @@ def _worker_main(
     from ctxmodel import gate
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import Profile
+    from ctxmodel.properties.catalogue import get
     from ctxmodel.targets.spec import open_target
-    from properties.catalogue import get
 
     try:
         target = open_target(config.target_spec, timeout=config.timeout)

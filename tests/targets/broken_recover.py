@@ -10,8 +10,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from ctxmodel.properties.judge import content_blocks, use_ids
 from ctxmodel.targets import reference as ref
-from properties.judge import content_blocks, use_ids
 from tests.targets.variant_reference import Params, Reference, allowed, failed, recount, visible
 
 Msg = dict[str, Any]

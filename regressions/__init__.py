@@ -1,1 +1,0 @@
-"""regressions package."""
