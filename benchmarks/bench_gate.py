@@ -57,7 +57,7 @@ def history(n: int = 20) -> list[dict[str, Any]]:
 def bench_suite(max_examples: int) -> None:
     from ctxmodel import gate
     from ctxmodel.profiles import get_profile
-    from ctxmodel.properties.catalogue import all_properties
+    from ctxmodel.properties.registry import all_properties
     from ctxmodel.targets import open_target
 
     target = open_target("reference")

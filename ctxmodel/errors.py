@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 __all__ = ["CtxmodelError", "HistoryError", "TargetError", "UsageError"]
 
 
@@ -36,3 +38,11 @@ class UsageError(CtxmodelError):
 
 class TargetError(CtxmodelError):
     """A target that cannot be started, crashed, hung or broke the protocol."""
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message (at file:line)``: the innermost frame, where the bug most likely is."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"

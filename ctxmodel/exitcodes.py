@@ -10,3 +10,5 @@ FAILED = 1
 USAGE = 2
 #: The target could not be started or broke the protocol before any property ran.
 TARGET = 3
+#: The run was interrupted (Ctrl-C); the summary, the seed and the JUnit file were still written.
+INTERRUPTED = 130

@@ -20,13 +20,13 @@ from typing import Any, NoReturn
 
 import attrs
 
-from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError
 
 __all__ = [
     "SCHEMA",
     "Fixture",
     "FixtureError",
+    "examples_by_property",
     "expand_paths",
     "fixture_name",
     "load_fixture",
@@ -59,6 +59,10 @@ class Fixture:
     tokenizer: str
     found: dict[str, Any]
     note: str
+    #: The finding's kind (``normalize.results-lead/result-after-image``, ``target-timeout``).
+    kind: str = ""
+    #: ``fail``, or ``warn`` for a warning kept with its input (contract §8).
+    severity: str = "fail"
     schema: str = SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -73,6 +77,8 @@ class Fixture:
             "tokenizer": self.tokenizer,
             "found": self.found,
             "note": self.note,
+            "kind": self.kind or self.property,
+            "severity": self.severity,
         }
 
 
@@ -166,6 +172,12 @@ def load_fixture(path: str | os.PathLike[str]) -> Fixture:
     note = data.get("note", "")
     if not isinstance(note, str):
         bad("note", "expected a string")
+    kind = data.get("kind", prop)
+    if not isinstance(kind, str):
+        bad("kind", "expected a string")
+    severity = data.get("severity", "fail")
+    if severity not in ("fail", "warn"):
+        bad("severity", 'expected "fail" or "warn"')
     return Fixture(
         property=prop,
         op=op,
@@ -176,6 +188,8 @@ def load_fixture(path: str | os.PathLike[str]) -> Fixture:
         tokenizer=tokenizer,
         found=found,
         note=note,
+        kind=kind,
+        severity=severity,
     )
 
 
@@ -242,40 +256,6 @@ def exchanges_json(calls: Iterable[Any]) -> list[dict[str, Any]]:
             item["result"] = call.result
         out.append(item)
     return out
-
-
-def replay(
-    fixture: Fixture,
-    target: Any,
-    *,
-    policies: Mapping[str, str] | None = None,
-    source: str = "",
-    resolve: Any = None,
-    probe_factory: Any = None,
-) -> Any:
-    """Run the fixture's property once on its params, by value (contract §8): a ``gate.Judgement``.
-
-    The fixture's recorded policies are what its check judged against, so they are the base;
-    ``policies`` (``--policy``) override them. An unknown property is a bad fixture (exit 2).
-    """
-    from ctxmodel.gate import judge
-    from ctxmodel.policies import resolve as resolve_policies
-
-    if resolve is None:
-        from ctxmodel.properties.catalogue import get as resolve
-    try:
-        prop = resolve(fixture.property)
-    except KeyError:
-        raise FixtureError(source, "property", f"unknown property {fixture.property!r}") from None
-    chosen = resolve_policies(fixture.policies, policies)
-    return judge(
-        prop,
-        target,
-        copy_json(fixture.params),
-        policies=chosen,
-        tokenizer=fixture.tokenizer,
-        probe_factory=probe_factory,
-    )
 
 
 def examples_by_property(directory: str | os.PathLike[str]) -> dict[str, list[dict[str, Any]]]:

@@ -1,28 +1,25 @@
-"""Running property suites against a target under Hypothesis (contract §7, §8, §9).
+"""The engine: running properties against a target under Hypothesis (contract §7, §8, §9).
 
-One Hypothesis test per property, built at run time: ``@given(prop.params(policies))``, a body
-that drives a fresh ``TargetProbe`` through ``prop.check`` and fails on any ``fail`` finding.
-Anything the target does instead of answering (crash, hang, garbage, an exception) is a failure
-of that property *for that input*, so it is shrunk and kept like any other. Hypothesis replays
-the shrunk example last, so the last failing params and exchanges we saw are the minimal ones:
-they are written as a fixture (atomically, before anything is printed), then reported.
+One Hypothesis test per property, built at run time: ``@given(prop.params(policies))``, a body that
+makes the property's one primary call through a fresh ``TargetProbe`` and hands the exchange to the
+property's check. Every finding has a kind (the property and the finding's code; a target fault is a
+kind of its own, whichever property met it); each kind raises its own exception type, so Hypothesis
+keeps the kinds apart: each is shrunk on its own (a shrink never ends on another kind) and written as
+its own fixture, atomically, before anything is reported.
 
-Every runner (``ctxmodel check``, the pytest plugin, ``ctxmodel replay``) goes through
-``judge`` so a property means the same thing wherever it runs.
+Every runner (``ctxmodel check``, the pytest plugin, ``ctxmodel replay``, the fuzz agent loop) judges
+through ``judge`` or ``judge_exchange``, so a property means the same thing wherever it runs.
+Rendering the outcomes is ``ctxmodel.report``'s job.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import random
-import shlex
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
-from xml.etree import ElementTree
 
 import attrs
 import hypothesis
@@ -32,42 +29,73 @@ from hypothesis.reporting import with_reporter
 
 from ctxmodel import exitcodes
 from ctxmodel.codec import copy_json
-from ctxmodel.errors import CtxmodelError
-from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
+from ctxmodel.errors import CtxmodelError, describe_exception
+from ctxmodel.fixtures import Fixture, FixtureError, exchanges_json, fixture_name, found_now, write_atomic
+from ctxmodel.hypothesis_hooks import set_database_key, set_seed, without_local_constants
+from ctxmodel.policies import resolve as resolve_policies
 from ctxmodel.profiles import Profile
-from ctxmodel.properties.catalogue import Finding, Probe, Property
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
+from ctxmodel.properties.judge import Malformed
+from ctxmodel.properties.probe import TargetProbe
 from ctxmodel.targets.base import Target, TargetFailure
-from ctxmodel.targets.reference import describe_exception
 
 __all__ = [
     "Judgement",
+    "Kind",
     "Outcome",
-    "ProbeFactory",
     "exit_code",
-    "format_failure",
-    "format_summary",
     "judge",
-    "junit_xml",
+    "judge_exchange",
+    "judge_primary",
+    "replay",
     "run_gate",
     "run_property",
 ]
 
-Status = Literal["passed", "failed", "skipped", "error"]
-ProbeFactory = Callable[[Target, Mapping[str, str], str], Probe]
+Status = Literal["passed", "failed", "skipped", "error", "never-run"]
 #: Distinct warnings kept per property (the rest are counted), so a noisy target stays readable.
 MAX_WARNINGS = 5
+#: Seconds a property may run before the engine says it is still at work.
+HEARTBEAT_SECONDS = 10.0
 
 
-def _default_probe(target: Target, policies: Mapping[str, str], tokenizer: str) -> Probe:
-    from ctxmodel.properties.probe import TargetProbe
+def fault_finding(exc: TargetFailure, op: str) -> Finding:
+    """A target that did not answer: a finding of its own kind (``target-timeout``, ...), not a
+    verdict on the property that happened to draw the input (contract §8)."""
+    return Finding.fail(
+        f"the target did not answer {op}: {exc}", "a JSON-object reply (contract §7)", code=f"target-{exc.kind}"
+    )
 
-    return TargetProbe(target, policies, tokenizer)
+
+def _unusable(exc: Exception) -> Finding:
+    return Finding.fail(f"the target's reply is unusable: {exc}", "a reply of contract §7's shape", code="malformed")
+
+
+def judge_exchange(prop: Property, probe: Probe, exchange: Exchange) -> tuple[Finding, ...]:
+    """Run one check on one exchange. A reply the check cannot read fails the property with one line;
+    a follow-up call the target does not answer is a target fault."""
+    try:
+        return tuple(prop.check(probe, exchange))
+    except TargetFailure as exc:
+        return (fault_finding(exc, exchange.op),)
+    except HypothesisException:
+        raise
+    except (Malformed, CtxmodelError) as exc:
+        return (_unusable(exc),)
+    except Exception as exc:
+        return (
+            Finding.fail(
+                f"the check could not judge the target's reply: {describe_exception(exc)}",
+                "a reply of contract §7's shape",
+                code="unjudgeable",
+            ),
+        )
 
 
 @attrs.frozen
 class Judgement:
     findings: tuple[Finding, ...]
-    #: The probe's exchanges (``ctxmodel.properties.probe.Exchange``): op, params, result or failure.
+    #: The probe's calls (``ctxmodel.properties.probe.Call``): op, params, result or failure.
     calls: tuple[Any, ...]
 
     @property
@@ -84,71 +112,126 @@ class Judgement:
 
 
 def judge(
-    prop: Property,
-    target: Target,
-    params: dict[str, Any],
-    *,
-    policies: Mapping[str, str],
-    tokenizer: str,
-    probe_factory: ProbeFactory | None = None,
+    prop: Property, target: Target, params: dict[str, Any], *, policies: Mapping[str, str], tokenizer: str
 ) -> Judgement:
-    """Run one check on one input. A target that fails to answer fails the property (contract §7);
-    a check that cannot read the target's reply does too, naming the exception, so the run goes on."""
-    probe = (probe_factory or _default_probe)(target, policies, tokenizer)
+    """Make the property's primary call once and judge the exchange (contract §7)."""
+    probe = TargetProbe(target, policies, tokenizer)
+    exchange, fault = judge_primary(prop, probe, params)
+    if fault is not None:
+        return Judgement((fault,), tuple(probe.calls))
+    assert exchange is not None
+    return Judgement(judge_exchange(prop, probe, exchange), tuple(probe.calls))
+
+
+def judge_primary(prop: Property, probe: Probe, params: dict[str, Any]) -> tuple[Exchange | None, Finding | None]:
+    """The property's one primary call: the exchange, or the finding of a call that got no usable reply."""
     try:
-        findings = tuple(prop.check(probe, params))
+        return prop.primary(probe, params), None
     except TargetFailure as exc:
-        findings = (Finding.fail(f"the target did not answer: {exc}", "a JSON-object reply (contract §7)"),)
-    except HypothesisException:
-        raise
-    except CtxmodelError as exc:
-        findings = (Finding.fail(f"the target's reply is unusable: {exc}", "a reply of contract §7's shape"),)
-    except Exception as exc:
-        findings = (
-            Finding.fail(
-                f"the check could not judge the target's reply: {describe_exception(exc)}",
-                "a reply of contract §7's shape",
-            ),
-        )
-    return Judgement(findings, tuple(getattr(probe, "calls", ())))
+        return None, fault_finding(exc, prop.op)
+    except (Malformed, CtxmodelError) as exc:
+        return None, _unusable(exc)
+
+
+def replay(
+    fixture: Fixture, target: Target, *, policies: Mapping[str, str] | None = None, source: str = ""
+) -> Judgement:
+    """Run the fixture's property once on its params, by value (contract §8). The fixture's recorded
+    policies are what its check judged against, so they are the base; ``policies`` override them."""
+    from ctxmodel.properties.registry import get
+
+    try:
+        prop = get(fixture.property)
+    except KeyError:
+        raise FixtureError(source, "property", f"unknown property {fixture.property!r}") from None
+    chosen = resolve_policies(fixture.policies, policies)
+    return judge(prop, target, copy_json(fixture.params), policies=chosen, tokenizer=fixture.tokenizer)
+
+
+@attrs.frozen
+class Kind:
+    """One distinct finding of a run: its kind, its minimal input and what the target did there."""
+
+    key: str
+    finding: Finding
+    params: dict[str, Any]
+    calls: tuple[Any, ...]
+    #: The example (1-based) at which this kind was first met.
+    first_example: int
+    fixture: Path | None = None
+
+    @property
+    def severity(self) -> str:
+        return self.finding.severity
 
 
 @attrs.frozen
 class Outcome:
     prop: Property
     status: Status
+    #: Examples generated (shrink steps are counted apart).
     examples: int = 0
-    failures: tuple[Finding, ...] = ()
-    warnings: tuple[Finding, ...] = ()
+    shrink_steps: int = 0
+    #: Distinct failing kinds, each with its minimal input and fixture.
+    kinds: tuple[Kind, ...] = ()
+    #: Distinct warnings, each with its input (and its fixture).
+    warned: tuple[Kind, ...] = ()
     warnings_total: int = 0
-    params: dict[str, Any] | None = None
-    calls: tuple[Any, ...] = ()
-    fixture: Path | None = None
     reason: str = ""
     seconds: float = 0.0
     flaky: bool = False
-    blob: str = ""
+
+    @property
+    def failures(self) -> tuple[Finding, ...]:
+        return tuple(k.finding for k in self.kinds)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(k.finding for k in self.warned)
+
+    @property
+    def fixtures(self) -> tuple[Path, ...]:
+        return tuple(k.fixture for k in (*self.kinds, *self.warned) if k.fixture is not None)
 
 
-class _PropertyFailed(AssertionError):
-    def __init__(self, failures: Sequence[Finding]) -> None:
-        super().__init__("; ".join(f.message for f in failures))
-        self.failures = tuple(failures)
+def finding_key(prop: Property, finding: Finding) -> str:
+    """A target fault is one kind whichever property met it; anything else is the property's."""
+    if finding.code.startswith("target-"):
+        return finding.code
+    return f"{prop.id}/{finding.code}" if finding.code else prop.id
+
+
+_KIND_ERRORS: dict[str, type[AssertionError]] = {}
+
+
+class PropertyFailed(AssertionError):
+    """Raised by the body for one kind; a subclass per kind keeps Hypothesis's failures apart."""
+
+    key = ""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        super().__init__("; ".join(f.message for f in findings))
+        self.findings = tuple(findings)
+
+
+def _error_for(key: str) -> type[AssertionError]:
+    if key not in _KIND_ERRORS:
+        _KIND_ERRORS[key] = type(f"Failed[{key}]", (PropertyFailed,), {"key": key})
+    return _KIND_ERRORS[key]
 
 
 @attrs.define
 class _State:
     examples: int = 0
-    last: tuple[dict[str, Any], Judgement] | None = None
-    warnings: dict[str, Finding] = attrs.field(factory=dict)
+    shrink_steps: int = 0
+    failing: bool = False
+    #: The last input each kind failed on: Hypothesis replays each kind's minimal example last.
+    last: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
+    first_seen: dict[str, int] = attrs.field(factory=dict)
+    warned: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
     warnings_total: int = 0
-
-    def warn(self, finding: Finding) -> None:
-        if finding.message in self.warnings:
-            return
-        self.warnings_total += 1
-        if len(self.warnings) < MAX_WARNINGS:
-            self.warnings[finding.message] = finding
+    started: float = attrs.field(factory=time.monotonic)
+    beat: float = attrs.field(factory=time.monotonic)
 
 
 def property_seed(run_seed: int, prop_id: str) -> int:
@@ -156,35 +239,15 @@ def property_seed(run_seed: int, prop_id: str) -> int:
     return (run_seed * 1_000_003 + zlib.crc32(prop_id.encode())) % (2**32)
 
 
-@contextlib.contextmanager
-def _without_local_constants() -> Iterator[None]:
-    """Keep Hypothesis from mining literals out of whatever modules happen to be imported.
+@attrs.frozen
+class RunOptions:
+    """How a run treats what it finds: ``strict`` fails on warnings (contract §8); ``known_faults``
+    are target-fault kinds already reported by an earlier property of the run, which a later
+    property does not report again (it goes on with other inputs)."""
 
-    Hypothesis draws, now and then, constants it collected from every local module in
-    ``sys.modules``; so the same seed drew different examples depending on what ran before in the
-    process (a zoo variant imported earlier, a test module), and a gate verdict could change with
-    the order properties ran in. A run must be replayable from its seed alone (contract §8), so the
-    local pool is empty for the duration; Hypothesis's own global constants stay. Private API:
-    when it is missing this does nothing, and ``tests/test_gate.py`` notices.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # pragma: no cover - a Hypothesis without the module
-        yield
-        return
-    getter = getattr(providers, "_get_local_constants", None)
-    cache = getattr(providers, "CONSTANTS_CACHE", None)
-    if getter is None or cache is None:  # pragma: no cover - a Hypothesis without constant mining
-        yield
-        return
-    empty = type(providers._local_constants)()
-    providers._get_local_constants = lambda: empty
-    cache.cache.clear()
-    try:
-        yield
-    finally:
-        providers._get_local_constants = getter
-        cache.cache.clear()
+    strict: bool = False
+    known_faults: frozenset[str] = frozenset()
+    heartbeat: Callable[[str], None] | None = None
 
 
 def run_property(
@@ -195,12 +258,11 @@ def run_property(
     tokenizer: str,
     profile: Profile,
     fixtures_dir: str | Path,
-    target_spec: str,
     seed: int = 0,
     max_examples: int | None = None,
     database: Any = "default",
     examples: Iterable[dict[str, Any]] = (),
-    probe_factory: ProbeFactory | None = None,
+    options: RunOptions = RunOptions(),
 ) -> Outcome:
     started = time.monotonic()
     missing = sorted(set(prop.requires) - set(target.description.ops))
@@ -211,85 +273,132 @@ def run_property(
     except Exception as exc:
         return Outcome(prop, "error", reason=f"cannot build the params strategy: {describe_exception(exc)}")
     state = _State()
+    fails_on_warning = options.strict
 
     def body(params: dict[str, Any]) -> None:
-        state.examples += 1
+        if state.failing:
+            state.shrink_steps += 1
+        else:
+            state.examples += 1
+        now = time.monotonic()
+        if options.heartbeat is not None and now - state.beat >= HEARTBEAT_SECONDS:
+            state.beat = now
+            options.heartbeat(
+                f"… {prop.id}: {state.examples} examples, {state.shrink_steps} shrink steps, "
+                f"{now - state.started:.0f} s"
+            )
         kept = copy_json(params)
-        verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer, probe_factory=probe_factory)
-        for finding in verdict.warnings:
-            state.warn(finding)
-        if verdict.failed:
-            state.last = (kept, verdict)
-            raise _PropertyFailed(verdict.failures)
+        verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
+        raising: list[tuple[str, Finding]] = []
+        for finding in verdict.findings:
+            key = finding_key(prop, finding)
+            if key in options.known_faults:
+                hypothesis.reject()  # reported once, by the property that met it first
+            if finding.severity == "warn" and not fails_on_warning:
+                state.warnings_total += key not in state.warned
+                if key not in state.warned and len(state.warned) < MAX_WARNINGS:
+                    state.warned[key] = (kept, finding, verdict.calls, state.examples)
+                continue
+            raising.append((key, finding))
+        if raising:
+            key, finding = raising[0]
+            state.failing = True
+            state.first_seen.setdefault(key, state.examples)
+            state.last[key] = (kept, finding, verdict.calls, state.first_seen[key])
+            raise _error_for(key)([f for _, f in raising if _ == key])
 
-    # Distinct database keys and random streams per property and target: the body's source is
-    # shared, and in a shared database one target's stored failures must not be replayed (and then
-    # deleted as fixed) by a run against another.
-    digest = f"ctxmodel:{target.description.name}:{prop.id}"
-    body._hypothesis_internal_add_digest = digest.encode()  # type: ignore[attr-defined]
     test: Any = given(strategy)(body)
     for params in examples:
         test = example(params)(test)
     test = profile.hypothesis_settings(max_examples=max_examples, database=database)(test)
-    # Not ``hypothesis.seed()``: it also sets ``database=None``, which would switch off the very
-    # database the profiles set explicitly (harness-lessons pitfall 4).
-    test._hypothesis_internal_use_seed = property_seed(seed, prop.id)
+    set_database_key(body, f"ctxmodel:{target.description.name}:{prop.id}")
+    set_seed(test, property_seed(seed, prop.id))
 
     error: BaseException | None = None
     try:
-        with with_reporter(lambda _: None), _without_local_constants():
+        with with_reporter(lambda _: None), without_local_constants():
             test()
-    except _PropertyFailed as exc:
-        error = exc
-    except Exception as exc:  # Flaky, health checks, bugs in a strategy
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # the kinds, Flaky, health checks, bugs in a strategy
         error = exc
     seconds = time.monotonic() - started
-    if error is None:
-        return Outcome(
-            prop,
-            "passed",
-            examples=state.examples,
-            warnings=tuple(state.warnings.values()),
-            warnings_total=state.warnings_total,
-            seconds=seconds,
-        )
-    if state.last is None:
-        return Outcome(
-            prop,
-            "error",
-            examples=state.examples,
-            reason=f"Hypothesis could not run this property: {describe_exception(error)}",
-            seconds=seconds,
-        )
-    params, verdict = state.last
-    fixture = Fixture(
-        property=prop.id,
-        op=prop.op,
-        params=params,
-        observed=exchanges_json(verdict.calls),
-        target={"name": target.description.name, "version": target.description.version},
-        policies=dict(policies),
-        tokenizer=tokenizer,
-        found=found_now(seed, hypothesis.__version__),
-        note="\n".join([*(f.message for f in verdict.failures), prop.clause]),
+    warned = tuple(
+        _write(Kind(key, finding, params, calls, first), prop, target, policies, tokenizer, seed, fixtures_dir)
+        for key, (params, finding, calls, first) in state.warned.items()
     )
-    path = write_atomic(Path(fixtures_dir) / fixture_name(prop.id, params), fixture.to_json())
-    notes = getattr(error, "__notes__", None) or []
-    blob = next((n.strip() for n in notes if "reproduce_failure" in n), "")
+    if error is None or not state.last:
+        if error is not None and not _only_rejections(error):
+            return Outcome(
+                prop,
+                "error",
+                examples=state.examples,
+                reason=f"Hypothesis could not run this property: {describe_exception(error)}",
+                seconds=seconds,
+            )
+        status: Status = "passed" if state.examples else "never-run"
+        reason = "" if error is None else "every input hit a target fault already reported"
+        return Outcome(
+            prop, status, examples=state.examples, warned=warned, warnings_total=state.warnings_total,
+            reason=reason, seconds=seconds,
+        )
+    kinds = tuple(
+        _write(Kind(key, finding, params, calls, first), prop, target, policies, tokenizer, seed, fixtures_dir)
+        for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])
+    )
     return Outcome(
         prop,
         "failed",
         examples=state.examples,
-        failures=verdict.failures,
-        warnings=tuple(state.warnings.values()),
+        shrink_steps=state.shrink_steps,
+        kinds=kinds,
+        warned=warned,
         warnings_total=state.warnings_total,
-        params=params,
-        calls=verdict.calls,
-        fixture=path,
         seconds=seconds,
-        flaky=not isinstance(error, _PropertyFailed),
-        blob=blob,
+        flaky=not _is_kind_error(error),
     )
+
+
+def _only_rejections(error: BaseException) -> bool:
+    from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+
+    return isinstance(error, Unsatisfiable | FailedHealthCheck)
+
+
+def _is_kind_error(error: BaseException) -> bool:
+    if isinstance(error, PropertyFailed):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return all(_is_kind_error(e) for e in error.exceptions)
+    return False
+
+
+def _write(
+    kind: Kind,
+    prop: Property,
+    target: Target,
+    policies: Mapping[str, str],
+    tokenizer: str,
+    seed: int,
+    fixtures_dir: str | Path,
+) -> Kind:
+    """The fixture of one kind, written atomically before anything is reported (contract §8)."""
+    fixture = Fixture(
+        property=prop.id,
+        op=prop.op,
+        params=kind.params,
+        observed=exchanges_json(kind.calls),
+        target={"name": target.description.name, "version": target.description.version},
+        policies=dict(policies),
+        tokenizer=tokenizer,
+        found=found_now(seed, hypothesis.__version__),
+        note="\n".join([kind.finding.message, prop.clause]),
+        kind=kind.key,
+        severity=kind.severity,
+    )
+    name = fixture_name(kind.key.replace("/", "."), kind.params)
+    path = write_atomic(Path(fixtures_dir) / name, fixture.to_json())
+    return attrs.evolve(kind, fixture=path)
 
 
 @attrs.frozen
@@ -297,6 +406,8 @@ class GateReport:
     outcomes: tuple[Outcome, ...]
     seed: int
     profile: str
+    #: Why the run stopped early, if it did (an interrupt, the deadline, ``--max-failures``).
+    stopped: str = ""
 
 
 def run_gate(
@@ -306,177 +417,64 @@ def run_gate(
     policies: Mapping[str, str],
     profile: Profile,
     fixtures_dir: str | Path,
-    target_spec: str,
     seed: int | None = None,
     max_examples: int | None = None,
     database: Any = "default",
     regressions: Mapping[str, Sequence[dict[str, Any]]] | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
-    probe_factory: ProbeFactory | None = None,
+    strict: bool = False,
+    max_failures: int | None = None,
+    deadline: float | None = None,
+    heartbeat: Callable[[str], None] | None = None,
 ) -> GateReport:
-    """Every property in turn; ``regressions`` (params by property id) run first as explicit examples."""
+    """Every property in turn; ``regressions`` (params by property id) run first as explicit examples.
+    An interrupt, the run's ``deadline`` (seconds) or ``max_failures`` failed properties end the run
+    early: the rest are ``never-run``, and the report says why."""
     run_seed = seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
     outcomes: list[Outcome] = []
+    known: set[str] = set()
+    started = time.monotonic()
+    stopped = ""
     for prop in props:
-        outcome = run_property(
-            prop,
-            target,
-            policies=policies,
-            tokenizer=target.description.tokenizer,
-            profile=profile,
-            fixtures_dir=fixtures_dir,
-            target_spec=target_spec,
-            seed=run_seed,
-            max_examples=max_examples,
-            database=database,
-            examples=(regressions or {}).get(prop.id, ()),
-            probe_factory=probe_factory,
-        )
+        if not stopped and deadline is not None and time.monotonic() - started >= deadline:
+            stopped = f"the run's deadline of {deadline:g} s passed"
+        if not stopped and max_failures is not None and sum(o.status == "failed" for o in outcomes) >= max_failures:
+            stopped = f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
+        if stopped:
+            outcomes.append(Outcome(prop, "never-run", reason=stopped))
+            continue
+        try:
+            outcome = run_property(
+                prop,
+                target,
+                policies=policies,
+                tokenizer=target.description.tokenizer,
+                profile=profile,
+                fixtures_dir=fixtures_dir,
+                seed=run_seed,
+                max_examples=max_examples,
+                database=database,
+                examples=(regressions or {}).get(prop.id, ()),
+                options=RunOptions(strict=strict, known_faults=frozenset(known), heartbeat=heartbeat),
+            )
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+            outcomes.append(Outcome(prop, "never-run", reason=stopped))
+            continue
+        known.update(k.key for k in outcome.kinds if k.key.startswith("target-"))
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
-    return GateReport(tuple(outcomes), run_seed, profile.name)
+    return GateReport(tuple(outcomes), run_seed, profile.name, stopped)
 
 
 def exit_code(outcomes: Iterable[Outcome]) -> int:
-    """Contract §9: 1 when a property failed (its fixture is written); 2 when a property could not
-    run at all (a harness or strategy problem, no fixture); else 0. Warnings never fail."""
+    """Contract §9: 1 when a property failed (its fixtures are written); 2 when a property could not
+    run at all (a harness or strategy problem, no fixture); else 0. Warnings fail only a strict run,
+    where they are failures already."""
     statuses = {o.status for o in outcomes}
     if "failed" in statuses:
         return exitcodes.FAILED
     if "error" in statuses:
         return exitcodes.USAGE
     return exitcodes.OK
-
-
-# -- reporting -------------------------------------------------------------------------------
-
-
-def _compact(value: Any, limit: int = 600) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def render_messages(messages: Any, indent: str = "    ") -> str:
-    """The compact one-line-per-message view (``ctxmodel.render``), or compact JSON if unreadable."""
-    try:
-        from ctxmodel.codec import load
-        from ctxmodel.render import render
-
-        text = render(load(messages))
-    except (ImportError, CtxmodelError):
-        text = _compact(messages, 2000)
-    return "\n".join(indent + line for line in text.splitlines()) if text else indent + "(no messages)"
-
-
-def render_params(params: Mapping[str, Any], indent: str = "    ") -> str:
-    lines: list[str] = []
-    others = {k: v for k, v in params.items() if k not in ("messages", "policies")}
-    if others:
-        lines.append(indent + "  ".join(f"{k}={_compact(v, 200)}" for k, v in others.items()))
-    if "messages" in params:
-        lines.append(render_messages(params["messages"], indent))
-    return "\n".join(lines)
-
-
-def render_reply(outcome: Outcome, indent: str = "    ") -> str:
-    judged = [c for c in outcome.calls if c.op == outcome.prop.op] or list(outcome.calls)
-    if not judged:
-        return indent + "(no call reached the target)"
-    last = judged[-1]
-    if last.failure is not None:
-        return f"{indent}{last.op} failed: {last.failure}"
-    result = last.result or {}
-    lines = [f"{indent}{last.op} returned:"]
-    others = {k: v for k, v in result.items() if k != "messages"}
-    if others:
-        lines.append(indent + "  " + "  ".join(f"{k}={_compact(v, 200)}" for k, v in others.items()))
-    if "messages" in result:
-        lines.append(render_messages(result["messages"], indent + "  "))
-    return "\n".join(lines)
-
-
-def reproduce_command(fixture: Path | str, target_spec: str) -> str:
-    return f"ctxmodel replay {shlex.quote(str(fixture))} --target {shlex.quote(target_spec)}"
-
-
-def format_failure(outcome: Outcome, target_spec: str) -> str:
-    prop = outcome.prop
-    head = f"FAILED {prop.id} ({prop.clause})"
-    if outcome.flaky:
-        head += " [flaky: the target answered differently when the input was replayed]"
-    lines = [head, f"  {prop.summary}"]
-    for finding in outcome.failures:
-        lines.append(f"  found:    {finding.message}")
-        if finding.expected:
-            lines.append(f"  required: {finding.expected}")
-    if outcome.params is not None:
-        lines.append("  minimal input:")
-        lines.append(render_params(outcome.params))
-    lines.append("  the target:")
-    lines.append(render_reply(outcome))
-    if outcome.fixture is not None:
-        lines.append(f"  fixture: {outcome.fixture}")
-        lines.append(f"  Reproduce with: {reproduce_command(outcome.fixture, target_spec)}")
-    return "\n".join(lines)
-
-
-def status_word(outcome: Outcome) -> str:
-    if outcome.status == "passed":
-        return f"passed, {outcome.warnings_total} warning(s)" if outcome.warnings_total else "passed"
-    if outcome.status == "failed":
-        return "FAILED"
-    if outcome.status == "error":
-        return "ERROR"
-    return f"skipped: {outcome.reason}"
-
-
-def format_warnings(outcomes: Iterable[Outcome]) -> str:
-    lines: list[str] = []
-    for outcome in outcomes:
-        for finding in outcome.warnings:
-            lines.append(f"  {outcome.prop.id}: {finding.message}")
-        hidden = outcome.warnings_total - len(outcome.warnings)
-        if hidden > 0:
-            lines.append(f"  {outcome.prop.id}: … and {hidden} more")
-    return "Warnings (not failures):\n" + "\n".join(lines) if lines else ""
-
-
-def format_summary(outcomes: Sequence[Outcome]) -> str:
-    width = max([len("property"), *(len(o.prop.id) for o in outcomes)])
-    lines = [f"{'property':<{width}}  {'examples':>8}  result"]
-    for o in outcomes:
-        lines.append(f"{o.prop.id:<{width}}  {o.examples:>8}  {status_word(o)}")
-    counts = {s: sum(1 for o in outcomes if o.status == s) for s in ("passed", "failed", "skipped", "error")}
-    lines.append(", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no properties selected")
-    return "\n".join(lines)
-
-
-def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ctxmodel") -> str:
-    """One testcase per property (harness-lessons lesson 7), for CI dashboards."""
-    root = ElementTree.Element(
-        "testsuite",
-        name=suite,
-        tests=str(len(outcomes)),
-        failures=str(sum(o.status == "failed" for o in outcomes)),
-        errors=str(sum(o.status == "error" for o in outcomes)),
-        skipped=str(sum(o.status == "skipped" for o in outcomes)),
-        time=f"{sum(o.seconds for o in outcomes):.3f}",
-    )
-    props = ElementTree.SubElement(root, "properties")
-    ElementTree.SubElement(props, "property", name="target", value=target_spec)
-    for o in outcomes:
-        case = ElementTree.SubElement(
-            root, "testcase", classname=f"ctxmodel.{o.prop.op}", name=o.prop.id, time=f"{o.seconds:.3f}"
-        )
-        if o.status == "failed":
-            node = ElementTree.SubElement(case, "failure", message=o.failures[0].message if o.failures else "failed")
-            node.text = format_failure(o, target_spec)
-        elif o.status == "error":
-            ElementTree.SubElement(case, "error", message=o.reason)
-        elif o.status == "skipped":
-            ElementTree.SubElement(case, "skipped", message=o.reason)
-        if o.warnings:
-            out = ElementTree.SubElement(case, "system-out")
-            out.text = "\n".join(f"warning: {w.message}" for w in o.warnings)
-    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True)

@@ -1,12 +1,19 @@
-"""The policies a target may declare (contract §3, §4): what the properties follow, never guess."""
+"""The policies a target may declare (contract §3, §4): what the properties follow, never guess.
+
+Every layer is checked where it comes from (contract §7): a ``describe`` reply at the handshake
+(a start error, exit 3), ``--policy`` on the command line (a usage error, exit 2). An unknown key or
+value is refused in one line with a "did you mean" and what is accepted, never silently run with
+the default in its place (``--policy orphan=to_text`` used to run ``orphans=drop`` and pass).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 
 from ctxmodel.errors import UsageError
 
-__all__ = ["CHOICES", "DEFAULTS", "Policies", "resolve"]
+__all__ = ["CHOICES", "DEFAULTS", "Policies", "check_policies", "check_policy", "did_you_mean", "resolve"]
 
 Policies = Mapping[str, str]
 
@@ -21,17 +28,60 @@ CHOICES: dict[str, tuple[str, ...]] = {
 DEFAULTS: dict[str, str] = {key: values[0] for key, values in CHOICES.items()}
 
 
+def did_you_mean(text: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest choice (difflib), or ``""`` when none is close."""
+    options = list(choices)
+    close = difflib.get_close_matches(text, options, n=1, cutoff=0.6)
+    if not close:  # case slips ("ToolUse", "TO_TEXT") are the commonest
+        close = [c for c in options if c.lower() == text.lower()][:1]
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_policy(key: object, value: object, where: str) -> tuple[str, str]:
+    """One ``key=value``, checked: ``UsageError("{where}: ...")`` naming what is accepted."""
+    if not isinstance(key, str) or key not in CHOICES:
+        shown = key if isinstance(key, str) else repr(key)
+        hint = did_you_mean(shown, CHOICES) if isinstance(key, str) else ""
+        raise UsageError(f"{where}: unknown policy {shown!r}{hint}; expected one of {', '.join(CHOICES)}")
+    if not isinstance(value, str):
+        raise UsageError(f"{where}: {key}: expected a string, one of {'|'.join(CHOICES[key])}; got {value!r}")
+    if value not in CHOICES[key]:
+        hint = did_you_mean(value, CHOICES[key])
+        raise UsageError(f"{where}: {key}={value}: unknown value{hint}; expected one of {'|'.join(CHOICES[key])}")
+    return key, value
+
+
+def check_policies(layer: object, where: str) -> dict[str, str]:
+    """A whole layer (an object of policies), checked key by key."""
+    if not isinstance(layer, Mapping):
+        raise UsageError(f"{where}: expected an object of policies, got {type(layer).__name__}")
+    return dict(check_policy(key, value, where) for key, value in layer.items())
+
+
 def resolve(*layers: Mapping[str, object] | None) -> dict[str, str]:
     """Defaults, overridden by each layer in turn (``describe``, then ``--policy``).
 
-    Unknown keys are kept (a target may declare more than we read); known keys must hold one of
-    the contract's values.
+    Layers are normally checked where they came from already; an unknown key or value still found
+    here is refused (``UsageError``), never kept or ignored.
     """
     out: dict[str, str] = dict(DEFAULTS)
     for layer in layers:
-        for key, value in (layer or {}).items():
-            if key in CHOICES and value not in CHOICES[key]:
-                allowed = "|".join(CHOICES[key])
-                raise UsageError(f"policy {key}={value!r}: expected one of {allowed}")
-            out[key] = str(value)
+        out.update(check_policies(layer or {}, "policy"))
     return out
+
+
+def parse_pairs(pairs: Iterable[str], where: str = "--policy") -> dict[str, str]:
+    """``KEY=VALUE`` pairs from a command line, each checked like any other layer (exit 2)."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UsageError(f"{where} {pair!r}: expected KEY=VALUE, e.g. orphans=to_text")
+        checked_key, checked_value = check_policy(key.strip(), value.strip(), where)
+        out[checked_key] = checked_value
+    return out
+
+
+def split_csv(values: Iterable[str]) -> list[str]:
+    """Repeatable, comma-separated option values as one list."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]

@@ -90,9 +90,8 @@ class _Runner:
 
     def open(self) -> Target:
         if self.target is None:
-            from ctxmodel.cli.gate import parse_policies
             from ctxmodel.errors import CtxmodelError, TargetError
-            from ctxmodel.policies import resolve
+            from ctxmodel.policies import parse_pairs, resolve
             from ctxmodel.targets.spec import open_target
 
             opt = self.config.getoption
@@ -101,7 +100,8 @@ class _Runner:
             except TargetError as exc:
                 pytest.exit(f"ctxmodel: {exc}", returncode=3)
             try:
-                self.policies = resolve(target.description.policies, parse_policies(opt("ctxmodel_policy")))
+                overrides = parse_pairs(opt("ctxmodel_policy"), "--ctxmodel-policy")
+                self.policies = resolve(target.description.policies, overrides)
             except CtxmodelError as exc:
                 target.close()
                 pytest.exit(f"ctxmodel: {exc}", returncode=2)
@@ -128,7 +128,6 @@ class _Runner:
             tokenizer=target.description.tokenizer,
             profile=profile,
             fixtures_dir=opt("ctxmodel_fixtures"),
-            target_spec=opt("ctxmodel_target"),
             seed=self.seed,
             max_examples=opt("ctxmodel_max_examples"),
             examples=examples_by_property(opt("ctxmodel_regressions")).get(prop.id, ()),
@@ -150,15 +149,15 @@ class PropertyItem(pytest.Item):
         self.add_marker("ctxmodel")
 
     def runtest(self) -> None:
-        from ctxmodel import gate
+        from ctxmodel import report
 
         outcome = self.config.stash[_RUNNER].run(self.prop)
         if outcome.warnings:
-            self.add_report_section("call", "ctxmodel warnings", gate.format_warnings([outcome]))
-        if outcome.status == "skipped":
+            self.add_report_section("call", "ctxmodel warnings", report.format_warnings([outcome]))
+        if outcome.status in ("skipped", "never-run"):
             pytest.skip(outcome.reason)
         if outcome.status == "failed":
-            raise PropertyFailure(gate.format_failure(outcome, self.config.getoption("ctxmodel_target")))
+            raise PropertyFailure(report.format_failure(outcome, self.config.getoption("ctxmodel_target")))
         if outcome.status == "error":
             raise PropertyFailure(f"ERROR {self.prop.id}: {outcome.reason}")
 
@@ -182,9 +181,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     spec = config.getoption("ctxmodel_target", None)
     if not spec:
         return
-    from ctxmodel.cli.gate import split_csv
     from ctxmodel.errors import CtxmodelError
-    from ctxmodel.properties.catalogue import select
+    from ctxmodel.policies import split_csv
+    from ctxmodel.properties.registry import select
     from ctxmodel.targets.spec import parse_spec
 
     try:

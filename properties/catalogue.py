@@ -1,11 +1,15 @@
-"""The shape of a property and the registry of all of them (contract §7, §8).
+"""The shape of a property: its inputs plus a check of one exchange (contract §7, §8).
 
-A property is data: a stable id (``normalize.results-lead``), the op it exercises, the contract
-clause it checks, the policies it follows, a strategy for the op's params, and a check. The check
-drives the target through a ``Probe`` (which records every call, so a failure can be written as a
-fixture of what was sent and what came back) and returns findings: a ``fail`` breaks the gate, a
-``warn`` is listed. Runners (``ctxmodel check``, the pytest plugin, ``ctxmodel fuzz``, replay) only
-ever see this module's types, never a suite's internals.
+A property is data: a stable id (``normalize.results-lead``), the op it judges, the contract clause,
+the policies it follows, a strategy for the op's params, and a check. The engine makes the primary
+call once and hands the check the ``Exchange`` (op, params, result); a check may make follow-up
+calls through the ``Probe`` where the contract needs them (idempotence, convergence, purity, the
+target's own request of a recovered history). Because a check judges an exchange rather than making
+it, every runner judges with the same checks: the gate, ``replay``, the pytest plugin and the fuzz
+agent loop, whose calls are exchanges like any other.
+
+Findings are values with a kind: the property plus a short ``code`` for what went wrong. Distinct
+kinds are distinct failures, each shrunk and kept on its own (contract §8).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any, Literal, Protocol
 import attrs
 from hypothesis.strategies import SearchStrategy
 
-__all__ = ["Finding", "Probe", "Property", "all_properties", "get", "register", "select"]
+__all__ = ["Exchange", "Finding", "Probe", "Property", "check", "registered"]
 
 Severity = Literal["fail", "warn"]
 
@@ -24,19 +28,34 @@ Severity = Literal["fail", "warn"]
 @attrs.frozen
 class Finding:
     """One thing a check found. ``message`` names the message and block (``messages.3.content.1``)
-    in one or two sentences; ``expected`` says what the contract requires instead, when useful."""
+    in one or two sentences; ``expected`` says what the contract requires instead; ``code`` tells
+    this kind of failure from the property's other kinds (``result-after-image``), so that two bugs
+    that break the same rule in different ways are both reported."""
 
     severity: Severity
     message: str
     expected: str | None = None
+    code: str = ""
 
     @classmethod
-    def fail(cls, message: str, expected: str | None = None) -> Finding:
-        return cls("fail", message, expected)
+    def fail(cls, message: str, expected: str | None = None, *, code: str = "") -> Finding:
+        return cls("fail", message, expected, code)
 
     @classmethod
-    def warn(cls, message: str, expected: str | None = None) -> Finding:
-        return cls("warn", message, expected)
+    def warn(cls, message: str, expected: str | None = None, *, code: str = "") -> Finding:
+        return cls("warn", message, expected, code)
+
+
+@attrs.frozen
+class Exchange:
+    """One call a check judges: the op, the params as the property drew them (policies are the
+    probe's), the target's reply, and where the target mutated the params it was handed, if it did
+    (contract §1)."""
+
+    op: str
+    params: dict[str, Any]
+    result: Any
+    mutated: str | None = None
 
 
 class Probe(Protocol):
@@ -51,8 +70,12 @@ class Probe(Protocol):
         """Call the target (declared policies added to the params), recording the exchange."""
         ...
 
+    def exchange(self, op: str, params: dict[str, Any]) -> Exchange:
+        """``call``, returned as an ``Exchange`` with the mutation the call made, if any."""
+        ...
+
     def effective(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The target's ``effective`` if it has one, else the reference's (contract §4)."""
+        """The target's ``effective`` if it has one, else the contract's visibility (contract §4)."""
         ...
 
     def request(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -60,17 +83,33 @@ class Probe(Protocol):
         ``effective``, else its ``effective`` — never our normalize on its output (contract §4.4)."""
         ...
 
+    def count(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
+        """The harness's count of messages as given, under the declared tokenizer (contract §5)."""
+        ...
+
     def recount(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
         """The harness's own count: system prompt plus effective history (contract §4, §5)."""
         ...
 
+    def raw_text(self, text: str) -> int:
+        """Tokens of one text under the declared tokenizer, without the fudge (contract §4.5)."""
+        ...
 
-Check = Callable[[Probe, dict[str, Any]], Iterable[Finding]]
+    def raw_block(self, block: dict[str, Any]) -> int:
+        """Tokens of one content block as the counter counts it, without the fudge (contract §4.5)."""
+        ...
+
+
+Check = Callable[[Probe, Exchange], Iterable[Finding]]
+Caller = Callable[[Probe, dict[str, Any]], Exchange]
 ParamsStrategy = Callable[[Mapping[str, str]], SearchStrategy[dict[str, Any]]]
 
 
-def _to_frozenset(ops: Iterable[str]) -> frozenset[str]:
-    return frozenset(ops)
+def _primary_call(op: str) -> Caller:
+    def call(probe: Probe, params: dict[str, Any]) -> Exchange:
+        return probe.exchange(op, params)
+
+    return call
 
 
 @attrs.frozen
@@ -84,56 +123,56 @@ class Property:
     params: ParamsStrategy
     check: Check
     #: Ops the target must offer for this property to apply (else it is skipped, and said so).
-    requires: frozenset[str] = attrs.field(converter=_to_frozenset, factory=frozenset)
+    requires: frozenset[str] = frozenset()
     #: Policy keys the check reads.
     policies: tuple[str, ...] = ()
+    #: How the engine makes the one call the check judges; by default the op itself.
+    call: Caller | None = None
+    #: A property that only ever warns (contract §4.8, §4.9): its findings fail only a strict run.
+    warning: bool = False
+
+    def primary(self, probe: Probe, params: dict[str, Any]) -> Exchange:
+        return (self.call or _primary_call(self.op))(probe, params)
 
 
 _REGISTRY: dict[str, Property] = {}
 
 
-def register(prop: Property) -> Property:
-    if prop.id in _REGISTRY and _REGISTRY[prop.id] is not prop:
-        raise ValueError(f"duplicate property id {prop.id}")
-    _REGISTRY[prop.id] = prop
-    return prop
+def check(
+    id: str,
+    *,
+    op: str,
+    clause: str,
+    summary: str,
+    params: ParamsStrategy,
+    policies: tuple[str, ...] = (),
+    requires: Iterable[str] | None = None,
+    call: Caller | None = None,
+    warning: bool = False,
+) -> Callable[[Check], Check]:
+    """The one way to register a property: decorate its check. Ids are unique; ``requires`` defaults
+    to the op itself."""
+
+    def register(fn: Check) -> Check:
+        if id in _REGISTRY:
+            raise ValueError(f"duplicate property id {id}")
+        _REGISTRY[id] = Property(
+            id=id,
+            op=op,
+            clause=clause,
+            summary=summary,
+            params=params,
+            check=fn,
+            requires=frozenset({op} if requires is None else requires),
+            policies=policies,
+            call=call,
+            warning=warning,
+        )
+        return fn
+
+    return register
 
 
-def _load_suites() -> None:
-    # The suites register themselves on import; importing here keeps the registry complete
-    # whichever runner asks first.
-    import importlib
-    import pkgutil
-
-    import ctxmodel.properties
-
-    for info in pkgutil.iter_modules(ctxmodel.properties.__path__):
-        if info.name.startswith("suite_"):
-            importlib.import_module(f"ctxmodel.properties.{info.name}")
-
-
-def all_properties() -> list[Property]:
-    _load_suites()
-    return sorted(_REGISTRY.values(), key=lambda p: p.id)
-
-
-def get(prop_id: str) -> Property:
-    _load_suites()
-    return _REGISTRY[prop_id]
-
-
-def select(ids: Iterable[str] = (), ops: Iterable[str] = ()) -> list[Property]:
-    """Properties by id (exact, or a prefix ending in ``.``/``*``) and by op."""
-    chosen = all_properties()
-    id_list, op_list = list(ids), list(ops)
-    if id_list:
-        chosen = [p for p in chosen if any(_matches(p.id, i) for i in id_list)]
-    if op_list:
-        chosen = [p for p in chosen if p.op in op_list]
-    return chosen
-
-
-def _matches(prop_id: str, pattern: str) -> bool:
-    if pattern.endswith("*"):
-        return prop_id.startswith(pattern[:-1])
-    return prop_id == pattern or prop_id.startswith(pattern + ".")
+def registered() -> dict[str, Property]:
+    """The properties registered so far; ``ctxmodel.properties.registry`` imports every suite first."""
+    return dict(_REGISTRY)

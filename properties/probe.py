@@ -16,16 +16,19 @@ from typing import Any
 import attrs
 
 from ctxmodel import codec
-from ctxmodel.properties.judge import messages_of
+from ctxmodel.properties import contract
+from ctxmodel.properties.catalogue import Exchange
+from ctxmodel.properties.judge import first_difference, messages_of
 from ctxmodel.targets.base import Target, TargetFailure
+from ctxmodel.tokens.counter import Counter
 
-__all__ = ["Exchange", "TargetProbe"]
+__all__ = ["Call", "TargetProbe"]
 
 
 @attrs.frozen
-class Exchange:
-    """One call: the params as sent (policies included, before the target could touch them), and
-    the reply or the failure."""
+class Call:
+    """One call as recorded for a fixture: the params as sent (policies included, before the target
+    could touch them), and the reply or the failure."""
 
     op: str
     params: dict[str, Any]
@@ -40,11 +43,11 @@ class TargetProbe:
         self.target = target
         self.policies: Mapping[str, str] = dict(policies)
         self.tokenizer = tokenizer or "zoo"
-        self.calls: list[Exchange] = []
+        self.calls: list[Call] = []
         #: The params objects actually handed to the target, in call order: a Python target that
         #: mutates its input leaves its marks here, to be compared with ``calls[i].params``.
         self.sent: list[dict[str, Any]] = []
-        self._counter: Any = None
+        self._counter: Counter | None = None
 
     def has(self, op: str) -> bool:
         return op in self.target.description.ops
@@ -59,17 +62,26 @@ class TargetProbe:
         try:
             result = self.target.call(op, sent)
         except TargetFailure as exc:
-            self.calls.append(Exchange(op, record, None, str(exc)))
+            self.calls.append(Call(op, record, None, str(exc)))
             raise
-        self.calls.append(Exchange(op, record, codec.copy_json(result), None))
+        self.calls.append(Call(op, record, codec.copy_json(result), None))
         return result
+
+    def exchange(self, op: str, params: dict[str, Any]) -> Exchange:
+        result = self.call(op, params)
+        sent, record = self.sent[-1], self.calls[-1].params
+        mutated = None
+        if sent != record:
+            mutated = first_difference(record, sent, "params") or "params"
+        elif isinstance(result, dict) and isinstance(result.get("mutated"), str):
+            mutated = str(result["mutated"])  # reported by an out-of-process worker
+        return Exchange(op, params, result, mutated)
 
     def effective(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if self.has("effective"):
             return messages_of(self.call("effective", {"messages": messages}), "effective")
-        from ctxmodel.visibility import effective
-
-        return codec.dump(effective(codec.load(messages)))
+        visible: list[dict[str, Any]] = codec.copy_json(contract.effective(messages))
+        return visible
 
     def request(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if self.has("request"):
@@ -80,12 +92,22 @@ class TargetProbe:
         return self.effective(messages)
 
     @property
-    def counter(self) -> Any:
+    def counter(self) -> Counter:
         if self._counter is None:
             from ctxmodel.tokens import get_counter
 
             self._counter = get_counter(self.tokenizer)
         return self._counter
+
+    def raw_text(self, text: str) -> int:
+        return int(self.counter.raw_text(text))
+
+    def raw_block(self, block: dict[str, Any]) -> int:
+        from ctxmodel.model import Message
+
+        loaded = codec.load([{"role": "user", "content": [block]}])[0]
+        assert isinstance(loaded, Message) and not isinstance(loaded.content, str)
+        return int(self.counter.raw_block(loaded.content[0]))
 
     def count(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
         """Our count of messages as given (no visibility): the ``count`` op's yardstick (§5)."""

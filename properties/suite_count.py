@@ -16,8 +16,8 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Finding, Probe, Property, register
-from ctxmodel.properties.judge import guarded, short
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.judge import short
 
 #: One million characters: the size at which the WASM tiktoken of the field crashes (contract §5).
 PATHOLOGICAL_SIZE = 1_000_000
@@ -72,23 +72,30 @@ def _pathological(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]
     return st.builds(build, st.sampled_from(PATHOLOGICAL_KINDS), st.sampled_from(("message", "system")))
 
 
-def _tokens(probe: Probe, params: dict[str, Any]) -> tuple[int | None, str]:
-    result = probe.call("count", params)
+def _tokens(ex: Exchange) -> tuple[int | None, str]:
+    result = ex.result
     tokens = result.get("tokens") if isinstance(result, dict) else None
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
         return None, f"count returned {short(result)}: expected {{\"tokens\": a non-negative integer}}"
     return tokens, ""
 
 
-def agrees(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    tokens, problem = _tokens(probe, params)
+@check(
+    "count.agrees",
+    op="count",
+    clause="contract §5",
+    summary="count equals the harness's count under the tokenizer the target declares (system prompt counted "
+    "separately).",
+    params=_counting,
+)
+def agrees(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    tokens, problem = _tokens(ex)
     expected = f"the harness's count under the declared tokenizer {probe.tokenizer!r} (§5)"
     if tokens is None:
         yield Finding.fail(problem, expected)
         return
-    messages, system = params["messages"], params.get("systemPrompt", "")
-    count = getattr(probe, "count", None)
-    harness = count(messages, system) if count is not None else None
+    messages, system = ex.params["messages"], ex.params.get("systemPrompt", "")
+    harness = probe.count(messages, system)
     if tokens == harness:
         return
     visible = probe.recount(messages, system)
@@ -101,32 +108,16 @@ def agrees(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     )
 
 
-def pathological(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    tokens, problem = _tokens(probe, params)
+@check(
+    "count.pathological-answers",
+    op="count",
+    clause="contract §5",
+    summary="count answers (no exception, no hang) on 1 MB of one repeated character or without whitespace.",
+    params=_pathological,
+)
+def pathological(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    tokens, problem = _tokens(ex)
     if tokens is None:
         yield Finding.fail(problem, "an answer on every input, 1 MB without whitespace included (§5)")
 
 
-register(
-    Property(
-        id="count.agrees",
-        op="count",
-        clause="contract §5",
-        summary="count equals the harness's count under the tokenizer the target declares (system prompt counted "
-        "separately).",
-        params=_counting,
-        check=guarded(agrees),
-        requires=frozenset({"count"}),
-    )
-)
-register(
-    Property(
-        id="count.pathological-answers",
-        op="count",
-        clause="contract §5",
-        summary="count answers (no exception, no hang) on 1 MB of one repeated character or without whitespace.",
-        params=_pathological,
-        check=guarded(pathological),
-        requires=frozenset({"count"}),
-    )
-)

@@ -13,11 +13,11 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Finding, Probe, Property, register
-from ctxmodel.properties.judge import btype, canon, content_blocks, guarded, messages_of, short
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.contract import visible_mask
+from ctxmodel.properties.judge import btype, canon, content_blocks, messages_of, short
 
 Msg = dict[str, Any]
-CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -98,50 +98,13 @@ def _match(
     return i, k
 
 
-def contract_visible(history: Sequence[Msg]) -> list[bool]:
-    """Contract §2 restated on the JSON, independent of ``ctxmodel.visibility``: a judge that
-    called the reference would be blind to the reference's own bugs (mutation testing showed it).
-
-    If a summary exists, everything before the last one is hidden and the last one is visible;
-    after it, a message is hidden when its ``condenseParent`` names an existing summary or its
-    ``truncationParent`` an existing marker — existing anywhere in the input, hidden or not.
-    """
-    summaries = [i for i, m in enumerate(history) if m.get("isSummary") is True]
-    condense_ids = {m.get("condenseId") for m in history if m.get("isSummary") is True}
-    marker_ids = {m.get("truncationId") for m in history if m.get("isTruncationMarker") is True}
-    condense_ids.discard(None)
-    marker_ids.discard(None)
-    last = summaries[-1] if summaries else -1
-    out: list[bool] = []
-    for i, m in enumerate(history):
-        if i < last:
-            out.append(False)
-        elif i == last:
-            out.append(True)
-        else:
-            parent, cut = m.get("condenseParent"), m.get("truncationParent")
-            condensed = isinstance(parent, str) and parent in condense_ids
-            truncated = isinstance(cut, str) and cut in marker_ids
-            out.append(not (condensed or truncated))
-    return out
-
-
 def _contract_effective(history: list[Msg]) -> tuple[list[Msg], list[int]]:
-    kept = [i for i, keep in enumerate(contract_visible(history)) if keep]
+    kept = [i for i, keep in enumerate(visible_mask(history)) if keep]
     return [history[i] for i in kept], kept
 
 
-def _prop(pid: str, clause: str, summary: str) -> Callable[[CheckFn], CheckFn]:
-    def wrap(check: CheckFn) -> CheckFn:
-        register(
-            Property(
-                id=pid, op="effective", clause=clause, summary=summary, params=_histories,
-                check=guarded(check), requires=frozenset({"effective"}),
-            )
-        )
-        return check
-
-    return wrap
+def _prop(pid: str, clause: str, summary: str) -> Callable[[Any], Any]:
+    return check(pid, op="effective", clause=clause, summary=summary, params=_histories)
 
 
 @_prop(
@@ -150,9 +113,9 @@ def _prop(pid: str, clause: str, summary: str) -> Callable[[CheckFn], CheckFn]:
     "The effective history shows exactly the messages the visibility predicate shows (after the last summary; "
     "hidden by an existing summary or marker), allowing only the orphan-result filter.",
 )
-def visibility(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    history: list[Msg] = params["messages"]
-    got = messages_of(probe.call("effective", {"messages": history}), "effective")
+def visibility(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    history: list[Msg] = ex.params["messages"]
+    got = messages_of(ex.result, "effective")
     expected, kept = _contract_effective(history)
     visible_ids = {
         str(b.get("id")) for m in expected if m.get("role") == "assistant"
@@ -168,12 +131,15 @@ def visibility(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
         src = kept[i]
         shown = f"its messages.{k} is {short(got[k], 100)} instead" if k < len(got) else "it ends before it"
         yield Finding.fail(
-            f"input messages.{src} is visible but missing from the target's effective history: {shown}", rule
+            f"input messages.{src} is visible but missing from the target's effective history: {shown}",
+            rule,
+            code="visible-missing",
         )
     else:
         yield Finding.fail(
             f"messages.{k} of the effective history ({short(got[k], 100)}) should be hidden or is not in the input",
             rule,
+            code="hidden-shown",
         )
 
 
@@ -183,9 +149,9 @@ def visibility(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "The effective history is an order-preserving subsequence of the input that edits no content (a message "
     "may only lose tool results, under the orphan filter).",
 )
-def subsequence(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    history: list[Msg] = params["messages"]
-    got = messages_of(probe.call("effective", {"messages": history}), "effective")
+def subsequence(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    history: list[Msg] = ex.params["messages"]
+    got = messages_of(ex.result, "effective")
     keys = [canon(m) for m in history]
     i = 0
     for k, message in enumerate(got):

@@ -18,7 +18,8 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.contract import effective, visible_mask
 from ctxmodel.properties.judge import (
     NormalizePlan,
     align,
@@ -26,7 +27,6 @@ from ctxmodel.properties.judge import (
     btype,
     canon,
     first_difference,
-    guarded,
     is_empty,
     leading_results,
     messages_of,
@@ -41,7 +41,6 @@ from ctxmodel.properties.judge import (
 from ctxmodel.tokens.jsjson import js_string
 
 Msg = dict[str, Any]
-CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -52,14 +51,21 @@ def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     return st.builds(lambda messages: {"messages": messages}, histories())
 
 
-def _normalized(probe: Probe, params: dict[str, Any]) -> tuple[list[Msg], list[Msg], NormalizePlan]:
-    history: list[Msg] = params["messages"]
-    out = messages_of(probe.call("normalize", {"messages": history}), "normalize")
+def _normalized(ex: Exchange) -> tuple[list[Msg], list[Msg], NormalizePlan]:
+    """The visible messages of the input and of the output, and what §3 requires of them: the rules
+    are judged on what is sent (contract §3), adjacency taken between visible messages, so what a
+    target does with hidden messages is ``normalize.keeps-hidden``'s to judge."""
+    history: list[Msg] = effective(ex.params["messages"])
+    out = effective(messages_of(ex.result, "normalize"))
     return history, out, plan_normalize(history)
 
 
 def _policy(probe: Probe, key: str, default: str) -> str:
     return str(probe.policies.get(key, default))
+
+
+def _decides(msg: Mapping[str, Any]) -> bool:
+    return msg.get("isSummary") is True or msg.get("isTruncationMarker") is True
 
 
 def _escapings(text: str) -> set[str]:
@@ -80,23 +86,8 @@ def conversion_holds(text_block: Mapping[str, Any], result: Mapping[str, Any]) -
     return all(any(form in text for form in _escapings(t)) for t in result_texts(result))
 
 
-def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -> Callable[[CheckFn], CheckFn]:
-    def wrap(check: CheckFn) -> CheckFn:
-        register(
-            Property(
-                id=pid,
-                op="normalize",
-                clause=clause,
-                summary=summary,
-                params=_histories,
-                check=guarded(check),
-                requires=frozenset({"normalize"}),
-                policies=policies,
-            )
-        )
-        return check
-
-    return wrap
+def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -> Callable[[Any], Any]:
+    return check(pid, op="normalize", clause=clause, summary=summary, params=_histories, policies=policies)
 
 
 @_prop(
@@ -105,8 +96,8 @@ def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -
     "After every assistant tool_use message (but the last), the next message is a user message that "
     "starts with exactly one tool_result per tool_use id.",
 )
-def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, _ = _normalized(probe, params)
+def results_lead(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, _ = _normalized(ex)
     expected = "the next message is a user message starting with exactly one tool_result per tool_use id (§3.1)"
     for k, msg in enumerate(out[:-1]):
         ids = use_ids(msg)
@@ -118,6 +109,7 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 f"messages.{k} has tool_use {', '.join(ids)} but messages.{k + 1} is an assistant message: "
                 "its results are nowhere",
                 expected,
+                code="results-missing-next-assistant",
             )
             return
         lead = Counter(b.get("tool_use_id") for b in leading_results(nxt))
@@ -127,7 +119,11 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
             if lead[tool_id] == 1:
                 continue
             if lead[tool_id] > 1:
-                yield Finding.fail(f"messages.{k + 1} starts with {lead[tool_id]} tool_results for {tool_id}", expected)
+                yield Finding.fail(
+                    f"messages.{k + 1} starts with {lead[tool_id]} tool_results for {tool_id}",
+                    expected,
+                    code="duplicate-result",
+                )
                 return
             later = [m for m, b in enumerate(blocks) if btype(b) == "tool_result" and b.get("tool_use_id") == tool_id]
             if later:
@@ -138,12 +134,14 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                     f"{'an' if str(kind)[:1] in 'aeiou' else 'a'} {kind} block, so the API finds no result for it "
                     "at the start of the message",
                     expected,
+                    code=f"result-after-{kind}",
                 )
             else:
                 yield Finding.fail(
                     f"messages.{k + 1}: no tool_result for {tool_id} of messages.{k} "
                     f"(it starts with {short(nxt.get('content'), 120)})",
                     expected,
+                    code="result-missing" if isinstance(nxt.get("content"), list) else "result-missing-string-content",
                 )
             return
         strays = [i for i in lead if i not in ids]
@@ -151,6 +149,7 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
             yield Finding.fail(
                 f"messages.{k + 1} starts with a tool_result for {strays[0]}, which is not a tool_use of messages.{k}",
                 expected,
+                code="stray-result",
             )
             return
         # "...then its other blocks": a tool_result after the leading run is one the API rejects
@@ -164,6 +163,7 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                     f"{'an' if str(kind)[:1] in 'aeiou' else 'a'} {kind} block: the API requires tool_result "
                     "blocks first, and this one is neither in the leading run nor removed",
                     expected,
+                    code=f"late-result-after-{kind}",
                 )
                 return
 
@@ -174,10 +174,10 @@ def results_lead(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "With resultOrder=tool_use, the leading results follow the order of the tool_use blocks.",
     ("resultOrder",),
 )
-def result_order(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+def result_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if _policy(probe, "resultOrder", "any") != "tool_use":
         return
-    _, out, _ = _normalized(probe, params)
+    _, out, _ = _normalized(ex)
     for k, msg in enumerate(out[:-1]):
         ids = use_ids(msg)
         if len(ids) < 2 or out[k + 1].get("role") != "user":
@@ -201,8 +201,8 @@ def result_order(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "contract §3.2",
     "A result that was valid in the input is kept for its id with its content and is_error unchanged.",
 )
-def valid_results_kept(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, plan = _normalized(probe, params)
+def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, plan = _normalized(ex)
     where = assistant_index(out)
     expected = "one of the valid results for that id kept, content and is_error unchanged (§3.2)"
     for tool_id, entries in plan.valid.items():
@@ -243,8 +243,8 @@ def valid_results_kept(probe: Probe, params: dict[str, Any]) -> Iterator[Finding
     "one of the previous message's calls that has no valid result.",
     ("orphans",),
 )
-def no_relabel(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, plan = _normalized(probe, params)
+def no_relabel(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, plan = _normalized(ex)
     policy = _policy(probe, "orphans", "drop")
     owners: dict[str, set[str]] = {}
     for table in (plan.valid, plan.loose):
@@ -308,8 +308,8 @@ def no_relabel(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     'containing "interrupt").',
     ("orphans", "trailing"),
 )
-def synthetic_marked_prop(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, plan = _normalized(probe, params)
+def synthetic_marked_prop(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, plan = _normalized(ex)
     relabel = _policy(probe, "orphans", "drop") == "relabel"
     for tool_id, k in assistant_index(out).items():
         if tool_id in plan.ambiguous or tool_id in plan.valid or k == len(out) - 1:
@@ -341,8 +341,8 @@ def synthetic_marked_prop(probe: Probe, params: dict[str, Any]) -> Iterator[Find
     "contract §3.2, §3.3",
     "Synthetic results appear only for calls that had no valid result.",
 )
-def synthetic_only_where_missing(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, plan = _normalized(probe, params)
+def synthetic_only_where_missing(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, plan = _normalized(ex)
     where = assistant_index(out)
     for tool_id, entries in plan.valid.items():
         k = where.get(tool_id)
@@ -367,8 +367,8 @@ def synthetic_only_where_missing(probe: Probe, params: dict[str, Any]) -> Iterat
     "relabelled, as the orphans policy declares.",
     ("orphans",),
 )
-def orphans_per_policy(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, plan = _normalized(probe, params)
+def orphans_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, plan = _normalized(ex)
     policy = _policy(probe, "orphans", "drop")
     for k, msg in enumerate(out):
         if msg.get("role") != "user":
@@ -436,8 +436,8 @@ def orphans_per_policy(probe: Probe, params: dict[str, Any]) -> Iterator[Finding
     "contract §3.5",
     "A tool_use id used earlier in the request: the later tool_use is removed, so every id occurs once.",
 )
-def duplicate_ids(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, plan = _normalized(probe, params)
+def duplicate_ids(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, plan = _normalized(ex)
     places: dict[str, list[str]] = {}
     for k, msg in enumerate(out):
         if msg.get("role") != "assistant" or not isinstance(msg.get("content"), list):
@@ -476,8 +476,8 @@ def duplicate_ids(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "Everything but pairing is kept: other blocks in their original order (thinking first), string content, "
     "images, unknown blocks, defects and metadata keys.",
 )
-def keeps_other_content(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    history, out, plan = _normalized(probe, params)
+def keeps_other_content(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    history, out, plan = _normalized(ex)
     alignment = align(plan, out)
     expected = "every block but tool results kept in its message, in order, and every metadata key kept (§3.6)"
     if alignment.problems:
@@ -501,10 +501,12 @@ def keeps_other_content(probe: Probe, params: dict[str, Any]) -> Iterator[Findin
     "contract §3.6",
     "No message that had content is left empty (a message normalization empties is removed).",
 )
-def no_empty_messages(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    history, out, _ = _normalized(probe, params)
-    before = sum(1 for m in history if is_empty(m))
-    empty = [k for k, m in enumerate(out) if is_empty(m)]
+def no_empty_messages(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    history, out, _ = _normalized(ex)
+    # A visible summary or marker decides what is hidden: it stays even when normalization empties
+    # it (contract §3), so it is not counted either way.
+    before = sum(1 for m in history if is_empty(m) and not _decides(m))
+    empty = [k for k, m in enumerate(out) if is_empty(m) and not _decides(m)]
     if len(empty) > before:
         yield Finding.fail(
             f"messages.{empty[-1]} ({out[empty[-1]].get('role')}) has no content; the input had {before} empty "
@@ -519,10 +521,11 @@ def no_empty_messages(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
     "Normalizing the output again changes nothing.",
     ("orphans", "trailing"),
 )
-def idempotent(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, _ = _normalized(probe, params)
-    again = messages_of(probe.call("normalize", {"messages": out}), "normalize")
-    if again != out:
+def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    full = messages_of(ex.result, "normalize")
+    out = effective(full)
+    again = effective(messages_of(probe.call("normalize", {"messages": full}), "normalize"))
+    if canon(again) != canon(out):
         where = first_difference(out, again, "messages") or "messages"
         yield Finding.fail(
             f"normalizing the output again changed {where}",
@@ -537,8 +540,8 @@ def idempotent(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "(trailing=close).",
     ("trailing",),
 )
-def trailing_per_policy(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    _, out, plan = _normalized(probe, params)
+def trailing_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    _, out, plan = _normalized(ex)
     if not plan.trailing:
         return
     policy = _policy(probe, "trailing", "leave")
@@ -554,4 +557,37 @@ def trailing_per_policy(probe: Probe, params: dict[str, Any]) -> Iterator[Findin
         yield Finding.fail(
             f"messages.{k}: the trailing tool_use {plan.trailing[0]} got no results though trailing=close",
             "a user message with synthetic results after it (trailing=close, §3.3)",
+        )
+
+
+@_prop(
+    "normalize.keeps-hidden",
+    "contract §3",
+    "Hidden messages are the target's own business, but none is deleted or un-hidden, and the visible "
+    "messages that decide what is hidden (the last summary, the markers) are kept.",
+)
+def keeps_hidden(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    history: list[Msg] = ex.params["messages"]
+    full = messages_of(ex.result, "normalize")
+    mask, out_mask = visible_mask(history), visible_mask(full)
+    expected = "hidden messages neither deleted nor shown, the summary and markers kept (§3)"
+    deciders = [m for m, v in zip(history, mask, strict=True) if v and _decides(m)]
+    for m in deciders:
+        field = "condenseId" if m.get("isSummary") is True else "truncationId"
+        key = (field, m.get(field))
+        if not any(o.get(key[0]) == key[1] and _decides(o) for o in full):
+            yield Finding.fail(
+                f"the visible {'summary' if key[0] == 'condenseId' else 'truncation marker'} with {key[0]} "
+                f"{short(key[1])} is gone from the output",
+                expected,
+                code="decider-removed",
+            )
+            return
+    hidden_in, hidden_out = mask.count(False), out_mask.count(False)
+    if hidden_out < hidden_in:
+        yield Finding.fail(
+            f"the input has {hidden_in} hidden message(s), the output {hidden_out}: hidden messages were deleted "
+            "or shown again",
+            expected,
+            code="hidden-lost",
         )

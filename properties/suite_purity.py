@@ -15,8 +15,8 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Finding, Probe, Property, register
-from ctxmodel.properties.judge import first_difference, guarded
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.judge import first_difference
 
 #: Keys whose fresh values are created ids, not state.
 _ID_KEYS = frozenset(
@@ -82,28 +82,27 @@ def without_fresh_values(result: Any, params: Mapping[str, Any]) -> Any:
 
 
 def _purity(op: str) -> Any:
-    def check(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-        first = probe.call(op, params)
-        sent = getattr(probe, "sent", None)
-        calls = getattr(probe, "calls", None)
-        if sent and calls and sent[-1] != calls[-1].params:
-            where = first_difference(calls[-1].params, sent[-1], "params") or "params"
+    def judge(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+        first = ex.result
+        if ex.mutated is not None:
             yield Finding.fail(
-                f"{op} mutated its input: {where.removeprefix('params.')} changed during the call",
+                f"{op} mutated its input: {ex.mutated.removeprefix('params.')} changed during the call",
                 "a target never mutates its input, nested objects included (§1)",
+                code="mutates-input",
             )
             return
-        second = probe.call(op, params)
-        a, b = without_fresh_values(first, params), without_fresh_values(second, params)
+        second = probe.call(op, ex.params)
+        a, b = without_fresh_values(first, ex.params), without_fresh_values(second, ex.params)
         if a != b:
             where = first_difference(a, b, "result") or "result"
             yield Finding.fail(
                 f"{op} answered the same request differently the second time, first at {where.removeprefix('result.')}",
                 "what a target returns never depends on hidden state from earlier requests (§1)",
+                code="answers-differently",
             )
 
-    check.__name__ = f"purity_{op}"
-    return check
+    judge.__name__ = f"purity_{op}"
+    return judge
 
 
 _PARAMS = {
@@ -115,14 +114,10 @@ _PARAMS = {
 }
 
 for _op, _params in _PARAMS.items():
-    register(
-        Property(
-            id=f"purity.{_op}",
-            op=_op,
-            clause="contract §1",
-            summary=f"{_op} never mutates its input and answers the same request the same way twice.",
-            params=_params,
-            check=guarded(_purity(_op)),
-            requires=frozenset({_op}),
-        )
-    )
+    check(
+        f"purity.{_op}",
+        op=_op,
+        clause="contract §1",
+        summary=f"{_op} never mutates its input and answers the same request the same way twice.",
+        params=_params,
+    )(_purity(_op))

@@ -17,13 +17,13 @@ import attrs
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.properties.catalogue import Finding, Probe, Property, register
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.contract import FAILED_PREFIX, allowed_tokens, visible_mask
 from ctxmodel.properties.judge import (
     Malformed,
     btype,
     canon,
     content_blocks,
-    guarded,
     messages_of,
     pairing_violations,
     short,
@@ -31,8 +31,6 @@ from ctxmodel.properties.judge import (
 )
 
 Msg = dict[str, Any]
-CheckFn = Callable[[Probe, dict[str, Any]], Iterator[Finding]]
-FAILED_PREFIX = "Context window recovery failed"
 _INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
 
 
@@ -81,9 +79,14 @@ def _some_over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, A
 
 
 def allowed_budget(params: Mapping[str, Any]) -> int:
-    from ctxmodel.recover import allowed_tokens
+    return allowed_tokens(int(params["contextWindow"]), int(params.get("maxTokens", 0)))
 
-    return int(allowed_tokens(int(params["contextWindow"]), int(params.get("maxTokens", 0))))
+
+def total_tokens(probe: Probe, messages: list[Msg], system_prompt: str) -> int:
+    """What the harness sends as ``totalTokens``: its count less the last visible message's (contract §4)."""
+    visible = probe.effective(messages)
+    last = probe.count(visible[-1:]) if visible else 0
+    return probe.count(visible, system_prompt) - last
 
 
 @attrs.frozen
@@ -98,19 +101,19 @@ class Recovered:
     system_prompt: str
 
 
-def recover_once(probe: Probe, params: dict[str, Any]) -> Recovered:
-    result = probe.call("recover", params)
+def read_recovery(ex: Exchange) -> Recovered:
+    result = ex.result
     messages = messages_of(result, "recover")
     error = result.get("error")
     if error is not None and not isinstance(error, str):
         raise Malformed(f"recover returned error {short(error)}: expected a string or null")
     return Recovered(
-        history=params["messages"],
+        history=ex.params["messages"],
         result=result,
         messages=messages,
         error=error,
-        allowed=allowed_budget(params),
-        system_prompt=str(params.get("systemPrompt", "")),
+        allowed=allowed_budget(ex.params),
+        system_prompt=str(ex.params.get("systemPrompt", "")),
     )
 
 
@@ -161,9 +164,7 @@ def align_recovery(history: list[Msg], out: list[Msg]) -> Aligned:
 
 
 def _visible(history: list[Msg]) -> list[bool]:
-    from ctxmodel.visibility import visible_mask
-
-    return visible_mask(codec.load(history))
+    return visible_mask(history)
 
 
 @attrs.frozen
@@ -206,18 +207,11 @@ def read_tagging(history: list[Msg], out: list[Msg], aligned: Aligned, mask: lis
 
 
 def _prop(
-    pid: str, clause: str, summary: str, params: Any = _requests, policies: tuple[str, ...] = ()
-) -> Callable[[CheckFn], CheckFn]:
-    def wrap(check: CheckFn) -> CheckFn:
-        register(
-            Property(
-                id=pid, op="recover", clause=clause, summary=summary, params=params,
-                check=guarded(check), requires=frozenset({"recover"}), policies=policies,
-            )
-        )
-        return check
-
-    return wrap
+    pid: str, clause: str, summary: str, params: Any = _requests, policies: tuple[str, ...] = (), warning: bool = False
+) -> Callable[[Any], Any]:
+    return check(
+        pid, op="recover", clause=clause, summary=summary, params=params, policies=policies, warning=warning
+    )
 
 
 @_prop(
@@ -228,12 +222,12 @@ def _prop(
     "messages the call newly tagged (0 on a controlled error).",
     params=_some_over_budget,
 )
-def result_shape(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+def result_shape(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     """messagesRemoved is held to domain §7 C11 (the number of newly tagged messages) only as a
     warning: the contract types it (§7) but gives its meaning only in the reference's paragraph of §4
     ("a controlled error also gives messagesRemoved 0"), and §4.9 makes a reported figure that
     disagrees with the harness a warning; the agent shows it to the user, nothing decides on it."""
-    result = probe.call("recover", params)
+    result = ex.result
     messages = messages_of(result, "recover")
     expected = "the recover result of contract §7"
     for key in ("error", "truncationId"):
@@ -255,7 +249,7 @@ def result_shape(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 "error hides nothing (domain §7 C11)"
             )
         return
-    history = params["messages"]
+    history = ex.params["messages"]
     aligned = align_recovery(history, messages)
     if aligned.problem:
         return  # recover.never-deletes reports it
@@ -273,14 +267,14 @@ def result_shape(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "When allowed = floor(0.9 * contextWindow) - reserve is zero or less, recover returns a controlled error.",
     params=_nonpositive,
 )
-def allowed_nonpositive(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    if allowed_budget(params) > 0:
+def allowed_nonpositive(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    if allowed_budget(ex.params) > 0:
         return
-    got = recover_once(probe, params)
+    got = read_recovery(ex)
     if got.error is None:
         yield Finding.fail(
-            f"allowed is {got.allowed} (contextWindow {params['contextWindow']}, maxTokens {params.get('maxTokens')}) "
-            "but recover reported success",
+            f"allowed is {got.allowed} (contextWindow {ex.params['contextWindow']}, "
+            f"maxTokens {ex.params.get('maxTokens')}) but recover reported success",
             "a controlled error when allowed <= 0 (§4.1)",
         )
 
@@ -291,14 +285,14 @@ def allowed_nonpositive(probe: Probe, params: dict[str, Any]) -> Iterator[Findin
     "Within budget (a recount equal to allowed included): no change, no error.",
     params=_within,
 )
-def within_budget(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    allowed = allowed_budget(params)
+def within_budget(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    allowed = allowed_budget(ex.params)
     if allowed <= 0:
         return
-    count = probe.recount(params["messages"], str(params.get("systemPrompt", "")))
+    count = probe.recount(ex.params["messages"], str(ex.params.get("systemPrompt", "")))
     if count > allowed:
         return  # the declared tokenizer counts more than the strategy aimed for: another case
-    got = recover_once(probe, params)
+    got = read_recovery(ex)
     expected = "no change and no error within budget (§4.2)"
     if got.error is not None:
         yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover failed: {got.error}", expected)
@@ -316,8 +310,8 @@ def within_budget(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "no message deleted, reordered or rewritten.",
     params=_over_budget,
 )
-def never_deletes(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def never_deletes(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None:
         return
     aligned = align_recovery(got.history, got.messages)
@@ -333,12 +327,12 @@ def never_deletes(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "whose results the last one holds, or an earlier marker.",
     params=_over_budget,
 )
-def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+def tagging_rules(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     """A marker must name a truncation: one whose id no message is tagged with is an extra user
     message in every later request, the pre-#9844 layout (domain §3.6: "no marker when nothing is
     removed"). How many markers a call adds is not judged: the contract asks one per truncation, and
     a call may truncate more than once."""
-    got = recover_once(probe, params)
+    got = read_recovery(ex)
     if got.error is not None:
         return
     aligned = align_recovery(got.history, got.messages)
@@ -359,6 +353,7 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 f"{marker.get('role')!r}, truncationId {short(tid)}"
                 + (" (already used in the input)" if tid in old_ids else " (used twice)" if tid in seen else ""),
                 expected,
+                code="marker-shape",
             )
             return
         seen.add(tid)
@@ -368,6 +363,7 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
         yield Finding.fail(
             f"messages.{k}: truncationParent went from {short(before)} to {short(after)}, which names no new marker",
             expected,
+            code="stray-parent",
         )
         return
     visible = [i for i, v in enumerate(mask) if v]
@@ -383,15 +379,15 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
             ):
                 protected[visible[-2]] = "the tool_use message whose results the last visible message holds"
     for i, k, _ in tagging.tagged:
-        why = None
+        why, code = None, ""
         if not mask[i]:
-            why = "it was already hidden"
+            why, code = "it was already hidden", "tagged-hidden"
         elif history[i].get("isTruncationMarker") is True:
-            why = "it is the marker of an earlier truncation"
+            why, code = "it is the marker of an earlier truncation", "tagged-marker"
         elif i in protected:
-            why = f"it is {protected[i]}"
+            why, code = f"it is {protected[i]}", "tagged-protected"
         if why:
-            yield Finding.fail(f"messages.{k} (input messages.{i}) was tagged, but {why}", expected)
+            yield Finding.fail(f"messages.{k} (input messages.{i}) was tagged, but {why}", expected, code=code)
             return
     for tid, k in tagging.markers.items():
         if tid not in tagging.used:
@@ -399,6 +395,7 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
                 f"messages.{k}: a new truncation marker (truncationId {short(tid)}) that no message is tagged with",
                 "a marker per truncation: each new marker's truncationId is the truncationParent of a message "
                 "this call hid (§4.3)",
+                code="unused-marker",
             )
             return
 
@@ -410,8 +407,8 @@ def tagging_rules(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "input (by rule and tool id), the target's own request both times.",
     params=_over_budget,
 )
-def no_new_pairing_violations(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def no_new_pairing_violations(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None:
         return
     before = pairing_violations(probe.request(got.history))
@@ -427,6 +424,7 @@ def no_new_pairing_violations(probe: Probe, params: dict[str, Any]) -> Iterator[
         yield Finding.fail(
             f"the request built from the result breaks a pairing rule the input's request did not: {text}",
             "recovery creates no pairing violation (§4.4)",
+            code=rule,
         )
 
 
@@ -471,8 +469,8 @@ def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str,
     "other blocks, tool_use_id, is_error or block order.",
     params=_over_budget,
 )
-def degrade_only_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None:
         return
     aligned = align_recovery(got.history, got.messages)
@@ -481,11 +479,13 @@ def degrade_only_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
     for i, k in aligned.pairs:
         for edit in _text_edits(got.history[i], got.messages[k]):
             if isinstance(edit, str):
-                yield Finding.fail(f"messages.{k}.{edit}, and it was changed", expected)
+                yield Finding.fail(f"messages.{k}.{edit}, and it was changed", expected, code="non-text-edited")
                 return
             if not mask[i]:
                 yield Finding.fail(
-                    f"messages.{k}.content.{edit[0]}: a hidden message's tool result was degraded", expected
+                    f"messages.{k}.content.{edit[0]}: a hidden message's tool result was degraded",
+                    expected,
+                    code="hidden-degraded",
                 )
                 return
 
@@ -496,28 +496,33 @@ def degrade_only_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
     "Every degraded tool-result text strictly shrinks, in characters and in tokens, notice included.",
     params=_over_budget,
 )
-def degraded_shrink(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def degraded_shrink(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None:
         return
     aligned = align_recovery(got.history, got.messages)
-    counter: Any = getattr(probe, "counter", None)
-    if counter is None:
-        from ctxmodel.tokens import get_counter
-
-        counter = get_counter(probe.tokenizer)
     for i, k in aligned.pairs:
         for edit in _text_edits(got.history[i], got.messages[k]):
             if isinstance(edit, str):
                 continue
             m, j, old, new = edit
             where = f"messages.{k}.content.{m}.content" + (f".{j}" if j is not None else "")
-            old_tokens, new_tokens = counter.raw_text(old), counter.raw_text(new)
-            if len(new) >= len(old) or new_tokens >= old_tokens:
+            # Tokens of the tool_result block as the counter counts it: what the recount sees (§4.5).
+            old_tokens = probe.raw_block(got.history[i]["content"][m])
+            new_tokens = probe.raw_block(got.messages[k]["content"][m])
+            if len(new) >= len(old):
                 yield Finding.fail(
-                    f"{where}: the degraded text went from {len(old)} to {len(new)} characters and from "
-                    f"{old_tokens} to {new_tokens} tokens",
+                    f"{where}: the degraded text went from {len(old)} to {len(new)} characters",
                     "every edited block strictly shrinks, in characters and in tokens, notice included (§4.5)",
+                    code="chars-grow",
+                )
+                return
+            if new_tokens >= old_tokens:
+                yield Finding.fail(
+                    f"messages.{k}.content.{m}: the degraded tool_result went from {old_tokens} to {new_tokens} "
+                    f"tokens ({len(old)} to {len(new)} characters)",
+                    "every edited block strictly shrinks, in characters and in tokens, notice included (§4.5)",
+                    code="tokens-grow",
                 )
                 return
 
@@ -528,8 +533,8 @@ def degraded_shrink(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "A result without an error strictly lowers the harness's recount; no success-shaped result without progress.",
     params=_over_budget,
 )
-def progress_or_error(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def progress_or_error(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None:
         return
     before = probe.recount(got.history, got.system_prompt)
@@ -541,6 +546,7 @@ def progress_or_error(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
             f"recover reported success but the recount went from {before} to {after} (allowed {got.allowed}): "
             f"no progress (messagesRemoved {short(got.result.get('messagesRemoved'))})",
             "a success strictly lowers the recount; otherwise a controlled error (§4.6)",
+            code="recount-grew" if after > before else "recount-unchanged",
         )
 
 
@@ -551,8 +557,8 @@ def progress_or_error(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
     "controlled error within 3 more calls.",
     policies=("recoverSuccess",),
 )
-def fits_or_converges(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def fits_or_converges(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None:
         return
     count = probe.recount(got.messages, got.system_prompt)
@@ -567,10 +573,9 @@ def fits_or_converges(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
     messages = got.messages
     counts = [count]
     for _ in range(3):
-        again = dict(params, messages=messages)
-        if "totalTokens" in params:
-            again["totalTokens"] = probe.recount(messages[:-1], got.system_prompt)
-        step = recover_once(probe, again)
+        again = dict(ex.params, messages=messages)
+        again["totalTokens"] = total_tokens(probe, messages, got.system_prompt)
+        step = read_recovery(probe.exchange("recover", again))
         if step.error is not None:
             return
         messages = step.messages
@@ -589,8 +594,8 @@ def fits_or_converges(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]
     "contract §4.8",
     "A controlled error returns the input messages unchanged.",
 )
-def error_leaves_input(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def error_leaves_input(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None and got.messages != got.history:
         from ctxmodel.properties.judge import first_difference
 
@@ -606,8 +611,8 @@ def error_leaves_input(probe: Probe, params: dict[str, Any]) -> Iterator[Finding
     "contract §4.8",
     'A controlled error\'s text starts with "Context window recovery failed".',
 )
-def error_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def error_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is not None and not got.error.startswith(FAILED_PREFIX):
         yield Finding.fail(f"recover error text is {short(got.error)}", f'an error starting "{FAILED_PREFIX}" (§4.8)')
 
@@ -618,8 +623,8 @@ def error_text(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "newContextTokens agrees with the harness's recount (a warning), and never claims to fit when the recount "
     "does not (a failure).",
 )
-def reported_tokens(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def reported_tokens(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     reported = got.result.get("newContextTokens")
     if got.error is not None or isinstance(reported, bool) or not isinstance(reported, int):
         return
@@ -640,19 +645,21 @@ def reported_tokens(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
     "contract §4.8",
     "A warning: a controlled error on an input the reference recovers.",
     params=_over_budget,
+    warning=True,
 )
-def gives_up_where_possible(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
-    got = recover_once(probe, params)
+def gives_up_where_possible(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    got = read_recovery(ex)
     if got.error is None or got.allowed <= 0:
         return
     if probe.recount(got.history, got.system_prompt) <= got.allowed:
         return  # recover.within-budget-unchanged judges that
+    # The one judge that asks the reference, by design: "where the reference recovers" (contract §4.8).
     from ctxmodel.recover import recover
 
     reference = recover(
         codec.load(got.history),
-        context_window=int(params["contextWindow"]),
-        max_tokens=int(params.get("maxTokens", 0)),
+        context_window=int(ex.params["contextWindow"]),
+        max_tokens=int(ex.params.get("maxTokens", 0)),
         system_prompt=got.system_prompt,
         counter=probe.tokenizer,
         new_id=lambda: "reference-probe",

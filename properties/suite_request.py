@@ -15,8 +15,8 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.properties.catalogue import Finding, Probe, Property, register
-from ctxmodel.properties.judge import guarded
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.judge import messages_of
 
 
 def _well_formed(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -30,12 +30,27 @@ def _well_formed(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     return st.builds(lambda messages: {"messages": messages}, well_formed_histories(thinking=False))
 
 
-def request_oracle(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
+def _request_call(probe: Probe, params: dict[str, Any]) -> Exchange:
+    """The target's request pipeline as one exchange: its ``request``, else its ``normalize`` of its
+    ``effective``, else its ``effective`` (contract §4.4, §7)."""
+    return Exchange("request", params, {"messages": probe.request(params["messages"])})
+
+
+@check(
+    "request.oracle",
+    op="request",
+    clause="contract §6, §7",
+    summary="On histories a correct agent stores, the request the target would send passes the API oracle.",
+    params=_well_formed,
+    requires=(),
+    call=_request_call,
+)
+def request_oracle(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if not any(probe.has(op) for op in ("request", "normalize", "effective")):
         return  # nothing of the target's own would be judged
     from ctxmodel.oracle import validate
 
-    request = probe.request(params["messages"])
+    request = messages_of(ex.result, "request")
     violations = validate(codec.load(request))
     if violations:
         first = violations[0]
@@ -43,16 +58,7 @@ def request_oracle(probe: Probe, params: dict[str, Any]) -> Iterator[Finding]:
         yield Finding.fail(
             f"the request the target would send is rejected: {first.message}{more}",
             "a history a correct agent stores gives a request the API accepts (§6, §7)",
+            code=first.rule,
         )
 
 
-register(
-    Property(
-        id="request.oracle",
-        op="request",
-        clause="contract §6, §7",
-        summary="On histories a correct agent stores, the request the target would send passes the API oracle.",
-        params=_well_formed,
-        check=guarded(request_oracle),
-    )
-)

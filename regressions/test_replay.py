@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxmodel.fixtures import load_fixture, replay
-from ctxmodel.properties.catalogue import get
+from ctxmodel.fixtures import load_fixture
+from ctxmodel.gate import replay
+from ctxmodel.properties.registry import get
 from ctxmodel.targets import open_target
 
 PATHS = sorted(p for p in Path(__file__).parent.glob("*.json") if not p.name.startswith("."))

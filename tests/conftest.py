@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-from ctxmodel.gate import _without_local_constants
+from ctxmodel.hypothesis_hooks import without_local_constants as _without_local_constants
 
 settings.register_profile(
     "tests",

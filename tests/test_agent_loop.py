@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from ctxmodel.fuzz.agent_loop import LoopFailure, agent_loop_machine, check_recovery
+from ctxmodel.fuzz.agent_loop import LoopFailure, agent_loop_machine
 from ctxmodel.policies import resolve
 from ctxmodel.targets.base import Target
 from ctxmodel.targets.spec import open_target
@@ -53,11 +53,12 @@ def test_reference_passes(open_spec: list[Target]) -> None:
 # Seeds fixed so the run is repeatable (derandomized); each finds its bug within the example budget.
 BROKEN = [
     # condense or truncate, then rewind past the summary/marker: the target keeps hiding.
-    ("broken_loop_rewind", 0, "state.rewind(", 1, "effective:"),
+    ("broken_loop_rewind", 0, "state.rewind(", 1, "effective.visibility"),
     # two truncations: the second re-tags the first one's marker.
-    ("broken_loop_marker", 1, "state.recover(", 2, "marker of an earlier truncation"),
+    ("broken_loop_marker", 1, "state.recover(", 2, "recover.tagging-rules"),
     # a degradation, then any later recovery: the degraded block grows.
-    ("broken_loop_degrade", 0, "state.recover(", 2, "contract §4 rule"),
+    # (the second notice can also leave the call over budget: either property is the bug showing)
+    ("broken_loop_degrade", 0, "state.recover(", 2, "recover.degraded-shrink|recover.fits-or-converges"),
 ]
 
 
@@ -68,7 +69,9 @@ def test_broken_targets_fail_with_their_step_sequence(
     machine = seed(seed_value)(_machine(f"python:tests.targets.{module}", open_spec))
     with pytest.raises(LoopFailure) as caught:
         run_state_machine_as_test(machine, settings=_settings(300, shrink=False))
-    assert finding in str(caught.value)
+    # The loop judges with the catalogue: its failure is that property's, replayable by value.
+    failed = (caught.value.prop.id, *caught.value.also)
+    assert set(finding.split("|")) & set(failed), (failed, str(caught.value))
     printed = "\n".join(getattr(caught.value, "__notes__", []))
     steps = [line.strip() for line in printed.splitlines() if line.strip().startswith("state.")]
     # Hypothesis printed the sequence; the bug needed several steps, including the decisive ones.
@@ -91,12 +94,12 @@ def test_rewind_bug_shrinks_to_a_short_sequence(open_spec: list[Target]) -> None
     assert failure.op == "effective"
 
 
-def test_check_recovery_accepts_the_reference_and_names_a_deleted_message(open_spec: list[Target]) -> None:
-    from ctxmodel.properties.probe import TargetProbe
+def test_the_loop_and_the_catalogue_give_one_recorded_exchange_the_same_verdict(open_spec: list[Target]) -> None:
+    """The loop has no judge of its own: the same recover exchange gets the same verdict from the
+    catalogue check (what ``ctxmodel check`` and ``replay`` run) and from the loop."""
+    from ctxmodel.gate import judge
+    from ctxmodel.properties.registry import select
 
-    target = open_target("reference")
-    open_spec.append(target)
-    probe = TargetProbe(target, resolve(target.description.policies), "zoo")
     text = " ".join(["alpha beta gamma delta"] * 120)
     messages = [
         {"role": "user", "content": "start"},
@@ -106,9 +109,20 @@ def test_check_recovery_accepts_the_reference_and_names_a_deleted_message(open_s
         {"role": "user", "content": "next"},
     ]
     params = {"messages": messages, "contextWindow": 700, "maxTokens": 200, "systemPrompt": ""}
-    result = probe.call("recover", params)
-    assert check_recovery(probe, params, result, policies={"recoverSuccess": "fits"}) == []
-    if result["error"] is None:
-        broken = {**result, "messages": result["messages"][1:]}
-        findings = check_recovery(probe, params, broken, policies={"recoverSuccess": "fits"})
-        assert findings and "contract §4 rule 3" in findings[0]
+    for spec in ("reference", "python:tests.targets.broken_recover:DeletesHidden",
+                 "python:tests.targets.broken_recover:TagsFirstVisible"):
+        target = open_target(spec)
+        open_spec.append(target)
+        policies = resolve(target.description.policies)
+        catalogue = [
+            p.id for p in select(ops=("recover",))
+            if not p.warning and judge(p, target, dict(params), policies=policies, tokenizer="zoo").failed
+        ]
+        machine = agent_loop_machine(target, policies=policies, tokenizer="zoo")
+        loop = machine()
+        try:
+            loop._judge("recover", dict(params))
+            verdict = None
+        except LoopFailure as failure:
+            verdict = failure.prop.id
+        assert verdict == (catalogue[0] if catalogue else None), (spec, catalogue, verdict)

@@ -274,7 +274,7 @@ def test_a_run_draws_no_constants_mined_from_loaded_modules() -> None:
     before it (contract §8: replayable); Hypothesis mines literals from every local module."""
     from hypothesis.internal.conjecture import providers
 
-    from ctxmodel.gate import _without_local_constants
+    from ctxmodel.hypothesis_hooks import without_local_constants as _without_local_constants
 
     # The private hook the gate pins: if Hypothesis renames it, this fails rather than the pin
     # silently doing nothing.

@@ -15,7 +15,7 @@ import pytest
 
 from ctxmodel.gate import judge
 from ctxmodel.policies import resolve
-from ctxmodel.properties.catalogue import get
+from ctxmodel.properties.registry import get
 from ctxmodel.properties.suite_normalize import conversion_holds
 from ctxmodel.targets import open_target
 

@@ -348,7 +348,7 @@ def _reply(messages: list[dict[str, Any]], removed: int, tid: str | None = "t") 
 
 
 def _findings(prop_id: str, history: list[dict[str, Any]], reply: dict[str, Any]) -> list[Any]:
-    from ctxmodel.properties.catalogue import get
+    from ctxmodel.properties.registry import get
 
     params = {"messages": history, "contextWindow": 10_000, "maxTokens": 100, "systemPrompt": ""}
     return list(get(prop_id).check(CannedProbe(reply), params))
@@ -390,7 +390,7 @@ def test_an_even_cut_across_a_same_role_run_is_a_new_pairing_violation() -> None
     """Roo-Code's even-rounded half cut (domain §3.3) assumes alternating roles: after two user
     messages in a row it hides a tool_use and keeps its result. The property sees that whenever a
     request has this shape; the zoo's bug_roo_half_split_pairs waits on the strategy drawing it."""
-    from ctxmodel.properties.catalogue import get
+    from ctxmodel.properties.registry import get
     from ctxmodel.properties.probe import TargetProbe
     from ctxmodel.strategies.recovery import count_request
     from ctxmodel.targets import open_target

@@ -11,7 +11,7 @@ from hypothesis import Phase
 from ctxmodel.gate import run_property
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import Profile
-from ctxmodel.properties.catalogue import all_properties, get
+from ctxmodel.properties.registry import all_properties, get
 from ctxmodel.targets import Description, TargetFailure, open_target
 from tests.targets import broken_ops
 

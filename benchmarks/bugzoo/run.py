@@ -134,7 +134,7 @@ def run_variant(
     from ctxmodel import gate
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import get_profile
-    from ctxmodel.properties.catalogue import select
+    from ctxmodel.properties.registry import select
     from ctxmodel.targets.spec import open_target
 
     spec = "reference" if name == "reference" else f"python:benchmarks.bugzoo.{name}"

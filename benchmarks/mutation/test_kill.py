@@ -22,7 +22,7 @@ import pytest
 from ctxmodel import gate
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import get_profile
-from ctxmodel.properties.catalogue import all_properties
+from ctxmodel.properties.registry import all_properties
 from ctxmodel.targets.reference import ReferenceTarget
 
 #: The ops whose code lives in the three mutated modules (normalize, visibility, recover).
@@ -82,7 +82,7 @@ class MutantTarget:
 
 def run_one(case: str, examples: int | None = None) -> Any:
     """The gate's own runner on the (mutated) reference: the outcome of one property."""
-    from ctxmodel.properties.catalogue import get
+    from ctxmodel.properties.registry import get
 
     prop_id, _, alternate = case.partition("@")
     mutant = os.environ.get("MUTANT_UNDER_TEST", "")

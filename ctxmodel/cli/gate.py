@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -20,7 +20,16 @@ from ctxmodel.errors import CtxmodelError, TargetError, UsageError
 from ctxmodel.profiles import PROFILES, default_profile, get_profile
 from ctxmodel.targets.base import OPS
 
-__all__ = ["COMMANDS", "check", "parse_policies", "promote_cmd", "replay_cmd", "split_csv"]
+__all__ = [
+    "COMMANDS",
+    "check",
+    "parse_policies",
+    "promote_cmd",
+    "properties_cmd",
+    "properties_table",
+    "replay_cmd",
+    "split_csv",
+]
 
 
 def _die(exc: CtxmodelError) -> NoReturn:
@@ -29,17 +38,16 @@ def _die(exc: CtxmodelError) -> NoReturn:
 
 
 def parse_policies(pairs: Iterable[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise UsageError(f"--policy {pair!r}: expected KEY=VALUE, e.g. orphans=to_text")
-        out[key.strip()] = value.strip()
-    return out
+    """``--policy KEY=VALUE`` pairs, each checked against contract §3/§4's policies (exit 2)."""
+    from ctxmodel.policies import parse_pairs
+
+    return parse_pairs(pairs, "--policy")
 
 
 def split_csv(values: Iterable[str]) -> list[str]:
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+    from ctxmodel.policies import split_csv as split
+
+    return split(values)
 
 
 @click.command("check")
@@ -59,7 +67,12 @@ def split_csv(values: Iterable[str]) -> list[str]:
     show_default=True,
     help="promoted fixtures, run first as explicit examples",
 )
-@click.option("--timeout", type=float, default=10.0, show_default=True, help="seconds per request (exec targets)")
+@click.option("--timeout", type=float, default=10.0, show_default=True, help="seconds per request")
+@click.option("--strict", is_flag=True, help="warnings fail the run too (contract §8)")
+@click.option("--max-failures", type=click.IntRange(min=1), default=None, help="stop after N failed properties")
+@click.option("-x", "--exitfirst", is_flag=True, help="stop at the first failed property (--max-failures 1)")
+@click.option("--deadline", type=float, default=None, help="seconds for the whole run; the rest is never run")
+@click.option("--require-ops", "require_ops", multiple=True, help="exit 3 unless the target offers these ops")
 def check(
     target_spec: str,
     ops: Sequence[str],
@@ -72,12 +85,17 @@ def check(
     fixtures_dir: str,
     regressions_dir: str,
     timeout: float,
+    strict: bool,
+    max_failures: int | None,
+    exitfirst: bool,
+    deadline: float | None,
+    require_ops: Sequence[str],
 ) -> None:
-    """Run the property suites against a target; write a fixture for every failure."""
-    from ctxmodel import gate
+    """Run the property suites against a target; write a fixture for every distinct failure."""
+    from ctxmodel import gate, report
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
-    from ctxmodel.properties.catalogue import select
+    from ctxmodel.properties.registry import select
     from ctxmodel.targets.spec import open_target, parse_spec
 
     try:
@@ -85,9 +103,10 @@ def check(
         overrides = parse_policies(policy_pairs)
         chosen_profile = get_profile(profile or default_profile())
         op_list = split_csv(ops)
-        unknown = [op for op in op_list if op not in OPS]
+        required = split_csv(require_ops)
+        unknown = [op for op in [*op_list, *required] if op not in OPS]
         if unknown:
-            raise UsageError(f"--ops {','.join(unknown)}: expected some of {', '.join(OPS)}")
+            raise UsageError(f"--ops/--require-ops {','.join(unknown)}: expected some of {', '.join(OPS)}")
         props = select(split_csv(property_ids), op_list)
         if not props:
             raise UsageError("no property matches --property/--ops")
@@ -95,9 +114,20 @@ def check(
         target = open_target(spec, timeout=timeout)
     except CtxmodelError as exc:
         _die(exc)
+    outcomes: list[gate.Outcome] = []
+    run_seed = seed
+    stopped = ""
+    code = exitcodes.OK
+    running = False
     try:
         try:
             policies = resolve(target.description.policies, overrides)
+            lacking = [op for op in required if op not in target.description.ops]
+            if lacking:
+                raise TargetError(
+                    f"{spec}: the target offers no {', '.join(lacking)} (--require-ops); it offers "
+                    f"{', '.join(sorted(target.description.ops)) or 'nothing'}"
+                )
         except CtxmodelError as exc:
             _die(exc)
         desc = target.description
@@ -106,63 +136,107 @@ def check(
             f"profile {chosen_profile.name}; {len(props)} properties"
         )
         click.echo("policies: " + ", ".join(f"{k}={v}" for k, v in sorted(policies.items())))
+        running = True
 
         def progress(outcome: gate.Outcome) -> None:
+            outcomes.append(outcome)
             if outcome.status == "failed":
                 click.echo("")
-                click.echo(gate.format_failure(outcome, str(spec)))
+                click.echo(report.format_failure(outcome, str(spec)))
                 click.echo("")
             elif outcome.status == "error":
                 click.echo(f"ERROR {outcome.prop.id}: {outcome.reason}")
             else:
                 click.echo(
-                    f"  {outcome.prop.id}: {gate.status_word(outcome)} ({outcome.examples} examples, "
+                    f"  {outcome.prop.id}: {report.status_word(outcome)} ({outcome.examples} examples, "
                     f"{outcome.seconds:.1f} s)"
                 )
 
-        report = gate.run_gate(
+        if run_seed is None and chosen_profile.deterministic:
+            run_seed = 0
+        if run_seed is None:
+            import random
+
+            run_seed = random.getrandbits(32)
+        result = gate.run_gate(
             target,
             props,
             policies=policies,
             profile=chosen_profile,
             fixtures_dir=fixtures_dir,
-            target_spec=str(spec),
-            seed=seed,
+            seed=run_seed,
             max_examples=max_examples,
             regressions=regressions,
             on_outcome=progress,
+            strict=strict,
+            max_failures=1 if exitfirst else max_failures,
+            deadline=deadline,
+            heartbeat=lambda line: click.echo(line, err=True),
         )
+        outcomes[:] = list(result.outcomes)
+        stopped = result.stopped
+        code = gate.exit_code(outcomes)
+        if stopped == "interrupted":
+            code = exitcodes.INTERRUPTED
+    except KeyboardInterrupt:
+        stopped, code = "interrupted", exitcodes.INTERRUPTED
     finally:
         target.close()
-    warnings = gate.format_warnings(report.outcomes)
+        if running:
+            _finish(outcomes, props, spec=str(spec), seed=run_seed, profile=chosen_profile.name, junit=junit,
+                    stopped=stopped)
+    sys.exit(code)
+
+
+def _finish(
+    outcomes: list[Any], props: Sequence[Any], *, spec: str, seed: int | None, profile: str, junit: str | None,
+    stopped: str,
+) -> None:
+    """Warnings, the summary, the seed and the JUnit file: printed and written on every exit path,
+    an interrupt included (contract §9)."""
+    from ctxmodel import report
+    from ctxmodel.gate import Outcome
+
+    done = {o.prop.id for o in outcomes}
+    rest = [Outcome(p, "never-run", reason=stopped or "not reached") for p in props if p.id not in done]
+    full = list(outcomes) + rest
+    warnings = report.format_warnings(full)
     if warnings:
         click.echo("")
         click.echo(warnings)
     click.echo("")
-    click.echo(gate.format_summary(report.outcomes))
-    click.echo(f"seed {report.seed} (rerun with --seed {report.seed} --profile {report.profile})")
+    click.echo(report.format_summary(full))
+    if stopped:
+        click.echo(f"the run stopped early: {stopped}")
+    if seed is not None:
+        click.echo(f"seed {seed} (rerun with --seed {seed} --profile {profile})")
     if junit:
         Path(junit).parent.mkdir(parents=True, exist_ok=True)
-        Path(junit).write_text(gate.junit_xml(report.outcomes, target_spec=str(spec)), encoding="utf-8")
-    sys.exit(gate.exit_code(report.outcomes))
+        Path(junit).write_text(report.junit_xml(full, target_spec=spec), encoding="utf-8")
 
 
 @click.command("replay")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--target", "target_spec", default="reference", show_default=True, help="the target to replay against")
 @click.option("--policy", "policy_pairs", multiple=True, help="override the fixture's policies: KEY=VALUE")
-@click.option("--timeout", type=float, default=10.0, show_default=True, help="seconds per request (exec targets)")
-def replay_cmd(paths: Sequence[str], target_spec: str, policy_pairs: Sequence[str], timeout: float) -> None:
+@click.option("--timeout", type=float, default=10.0, show_default=True, help="seconds per request")
+@click.option("--strict", is_flag=True, help="a fixture whose warning still shows counts as reproducing")
+def replay_cmd(
+    paths: Sequence[str], target_spec: str, policy_pairs: Sequence[str], timeout: float, strict: bool
+) -> None:
     """Replay fixtures by value (default: regressions/); exit 1 when any still reproduces."""
-    from ctxmodel.fixtures import expand_paths, load_fixture, replay
-    from ctxmodel.gate import render_params
-    from ctxmodel.properties.catalogue import get
+    from ctxmodel.fixtures import expand_paths, load_fixture
+    from ctxmodel.gate import replay
+    from ctxmodel.properties.registry import get
+    from ctxmodel.report import render_params
     from ctxmodel.targets.spec import open_target, parse_spec
 
     try:
         spec = parse_spec(target_spec)
         overrides = parse_policies(policy_pairs)
         files = expand_paths(list(paths))
+        if not files:
+            raise UsageError(f"{' '.join(paths) or 'regressions'}: no fixture (*.json) to replay")
         fixtures = [(file, load_fixture(file)) for file in files]
         props = {}
         for file, fixture in fixtures:
@@ -173,7 +247,7 @@ def replay_cmd(paths: Sequence[str], target_spec: str, policy_pairs: Sequence[st
         target = open_target(spec, timeout=timeout)
     except CtxmodelError as exc:
         _die(exc)
-    reproduced = 0
+    reproduced = warned = 0
     try:
         for file, fixture in fixtures:
             prop = props[fixture.property]
@@ -185,21 +259,54 @@ def replay_cmd(paths: Sequence[str], target_spec: str, policy_pairs: Sequence[st
                 verdict = replay(fixture, target, policies=overrides, source=str(file))
             except CtxmodelError as exc:
                 _die(exc)
-            if verdict.failed:
+            shown = verdict.failures or verdict.warnings
+            if verdict.failed or (strict and verdict.warnings):
                 reproduced += 1
-                click.echo(f"REPRODUCES {file} ({prop.id}, {prop.clause})")
-                for finding in verdict.failures:
-                    click.echo(f"  found:    {finding.message}")
-                    if finding.expected:
-                        click.echo(f"  required: {finding.expected}")
-                click.echo("  input:")
-                click.echo(render_params(fixture.params))
+                click.echo(f"REPRODUCES {file} ({fixture.kind or prop.id}, {prop.clause})")
+            elif verdict.warnings:
+                warned += 1
+                click.echo(f"WARNS    {file} ({fixture.kind or prop.id}): the warning still shows")
             else:
                 click.echo(f"passes   {file} ({prop.id})")
+                continue
+            for finding in shown:
+                click.echo(f"  found:    {finding.message}")
+                if finding.expected:
+                    click.echo(f"  required: {finding.expected}")
+            click.echo("  input:")
+            click.echo(render_params(fixture.params))
     finally:
         target.close()
-    click.echo(f"{len(fixtures)} fixture(s), {reproduced} reproduce(s)")
+    tail = f", {warned} still warn(s)" if warned else ""
+    click.echo(f"{len(fixtures)} fixture(s), {reproduced} reproduce(s){tail}")
     sys.exit(exitcodes.FAILED if reproduced else exitcodes.OK)
+
+
+@click.command("properties")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
+def properties_cmd(fmt: str) -> None:
+    """List every property: id, op, clause, policies and summary."""
+    from ctxmodel.properties.registry import all_properties
+
+    if fmt == "markdown":
+        click.echo(properties_table())
+        return
+    for prop in all_properties():
+        policies = f"  policies: {', '.join(prop.policies)}" if prop.policies else ""
+        kind = "  (a warning)" if prop.warning else ""
+        click.echo(f"{prop.id}  [{prop.op}]  {prop.clause}{policies}{kind}")
+        click.echo(f"    {prop.summary}")
+
+
+def properties_table() -> str:
+    """The catalogue as the Markdown table ``PROPERTIES.md`` carries (a test keeps the two equal)."""
+    from ctxmodel.properties.registry import all_properties
+
+    lines = ["| id | op | clause | policies | summary |", "|---|---|---|---|---|"]
+    for prop in all_properties():
+        summary = prop.summary.replace("|", "\\|") + (" *(a warning)*" if prop.warning else "")
+        lines.append(f"| `{prop.id}` | {prop.op} | {prop.clause} | {', '.join(prop.policies) or '-'} | {summary} |")
+    return "\n".join(lines)
 
 
 @click.command("promote")
@@ -217,4 +324,4 @@ def promote_cmd(fixture: str, name: str | None, into: str) -> None:
     click.echo(str(dest))
 
 
-COMMANDS = [check, replay_cmd, promote_cmd]
+COMMANDS = [check, replay_cmd, promote_cmd, properties_cmd]

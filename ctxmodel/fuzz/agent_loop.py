@@ -13,13 +13,12 @@ message), and drives the target through the steps an agent session takes:
 - truncation through the target's own ``recover`` under a small budget (contract §4);
 - rewinds that delete a summary or a truncation marker and everything after it (domain §7 B6).
 
-After every step it checks what contract §2 to §4 require of every target:
-
-- the request the target builds (its ``request``, else its ``normalize`` of its ``effective``,
-  ``ctxmodel.properties.probe.TargetProbe.request``) passes ``ctxmodel.oracle.validate`` (contract §6, §7);
-- the target's ``effective`` hides what the reference visibility hides (contract §2; a target may
-  also drop ``tool_result`` blocks whose ``tool_use`` it hid);
-- every ``recover`` kept its promises (contract §4 rules 2 to 8), judged on that call alone.
+After every step it judges the exchanges it made with the catalogue's own checks (the same ones
+``ctxmodel check`` runs, ``ctxmodel.gate.judge_exchange``): the request the target builds
+(``request.oracle``), the target's ``effective`` (``effective.*``) and every ``recover`` call
+(``recover.*``). A failure is an ordinary catalogue failure: its fixture names the property, holds
+the one exchange's params, and replays with ``ctxmodel replay`` like any other; the step sequence
+that led there stays in its note.
 
 The machine stays on the required layer and the target's declared policies: it never requires the
 reference's own choices (how much to hide, which block to degrade).
@@ -48,7 +47,7 @@ from hypothesis.stateful import (
 from ctxmodel import codec
 from ctxmodel.errors import CtxmodelError
 from ctxmodel.fuzz.results import FailureRecord
-from ctxmodel.targets.base import Target, TargetFailure
+from ctxmodel.targets.base import Target
 
 __all__ = [
     "CLAUSE",
@@ -58,7 +57,6 @@ __all__ = [
     "LoopFailure",
     "LoopOutcome",
     "agent_loop_machine",
-    "check_recovery",
     "run_loop_slice",
 ]
 
@@ -86,15 +84,18 @@ _PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGA
 
 
 class LoopFailure(AssertionError):
-    """A broken promise; carries the judged call so the campaign can write it as a fixture."""
+    """A catalogue property failed on one of the loop's exchanges; carries what its fixture needs."""
 
-    def __init__(self, kind: str, op: str, params: Mapping[str, Any], findings: Sequence[str], calls: Sequence[Any]):
-        super().__init__("; ".join(findings))
-        self.kind = kind
-        self.op = op
+    def __init__(self, prop: Any, key: str, params: Mapping[str, Any], findings: Sequence[Any], calls: Sequence[Any]):
+        super().__init__("; ".join(f.message for f in findings))
+        self.prop = prop
+        self.key = key
+        self.op = prop.op
         self.params = dict(params)
-        self.findings = tuple(findings)
+        self.findings = tuple(f.message for f in findings)
         self.calls = tuple(calls)
+        #: Other properties the same exchange failed (each its own catalogue failure).
+        self.also: tuple[str, ...] = ()
 
 
 def _text(seed: int, size: int) -> str:
@@ -126,208 +127,17 @@ def _result_ids(message: Mapping[str, Any]) -> set[Any]:
     return {b.get("tool_use_id") for b in _blocks(message) if isinstance(b, dict) and b.get("type") == "tool_result"}
 
 
-# -- recovery promises (contract §4) ------------------------------------------------------------
+def _loop_properties(ops: frozenset[str]) -> dict[str, list[Any]]:
+    """The catalogue's properties the loop judges its exchanges with, by the op of the exchange:
+    single-exchange checks that every target must meet (warnings and purity are the gate's)."""
+    from ctxmodel.properties.registry import select
 
-
-def _violation_keys(messages: list[dict[str, Any]]) -> set[tuple[str, tuple[str, ...]]]:
-    from ctxmodel.oracle import validate
-
-    return {(v.rule, tuple(sorted(v.ids))) for v in validate(codec.load(messages))}
-
-
-def _degraded_ok(before: Any, after: Any, counter: Any) -> str | None:
-    """Contract §4 rule 5: only textual tool_result text changes, and each edited text strictly
-    shrinks in characters and in tokens. Returns what broke it, or ``None``."""
-    if before == after:
-        return None
-    if not (isinstance(before, dict) and isinstance(after, dict)):
-        return "a block was replaced"
-    if before.get("type") != "tool_result" or after.get("type") != "tool_result":
-        return "a block that is not a tool_result changed"
-    if {k: v for k, v in before.items() if k != "content"} != {k: v for k, v in after.items() if k != "content"}:
-        return "tool_use_id, is_error or another key of a tool_result changed"
-    old, new = before.get("content"), after.get("content")
-    pairs: list[tuple[str, str]] = []
-    if isinstance(old, str) and isinstance(new, str):
-        pairs.append((old, new))
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for a, b in zip(old, new, strict=True):
-            if a == b:
-                continue
-            if not (isinstance(a, dict) and isinstance(b, dict) and a.get("type") == b.get("type") == "text"):
-                return "a non-text item of a tool_result changed"
-            if {k: v for k, v in a.items() if k != "text"} != {k: v for k, v in b.items() if k != "text"}:
-                return "a text item changed other than its text"
-            pairs.append((str(a.get("text")), str(b.get("text"))))
-    else:
-        return "a tool_result's content changed shape"
-    for old_text, new_text in pairs:
-        if len(new_text) >= len(old_text):
-            return f"an edited tool_result text did not shrink ({len(old_text)} -> {len(new_text)} characters)"
-        if counter.raw_text(new_text) >= counter.raw_text(old_text):
-            return "an edited tool_result text did not shrink in tokens"
-    return None
-
-
-def check_recovery(
-    probe: Any,
-    params: Mapping[str, Any],
-    result: Mapping[str, Any],
-    *,
-    policies: Mapping[str, str],
-) -> list[str]:
-    """What one ``recover`` call broke of contract §4 rules 2 to 8 (empty: every promise kept).
-
-    Judged against the input alone, with the harness's recount (the target's ``effective`` when it
-    has one) and the reference visibility for "visible" (contract §2: they must agree).
-    """
-    from ctxmodel.properties.judge import Malformed, messages_of
-    from ctxmodel.recover import allowed_tokens
-
-    messages: list[dict[str, Any]] = params["messages"]
-    system = str(params.get("systemPrompt", ""))
-    allowed = allowed_tokens(int(params["contextWindow"]), int(params["maxTokens"]))
-    before = probe.recount(messages, system)
-    error = result.get("error")
-    try:
-        out = messages_of(result, "recover")
-    except Malformed as exc:
-        return [f"recover: {exc}"]
-    if error is not None:
-        findings = []
-        if not isinstance(error, str) or not error.startswith(RECOVERY_PREFIX):
-            findings.append(f"recover: error {error!r} does not start with {RECOVERY_PREFIX!r} (contract §4 rule 8)")
-        if out != messages:
-            findings.append("recover: a controlled error changed the messages (contract §4 rule 8)")
-        if before <= allowed and allowed > 0:
-            findings.append(
-                f"recover: an error on a history within budget ({before} <= {allowed}) (contract §4 rule 2)"
-            )
-        return findings
-    if before <= allowed:
-        if out != messages:
-            return [f"recover: changed a history already within budget ({before} <= {allowed}) (contract §4 rule 2)"]
-        return []
-    findings = _structure_findings(messages, out, result, probe.counter)
-    if findings:
-        return findings
-    after = probe.recount(out, system)
-    if after >= before:
-        return [f"recover: success without progress: recount {before} -> {after} (contract §4 rule 6)"]
-    if policies.get("recoverSuccess", "fits") == "fits" and after > allowed:
-        return [f"recover: success over budget: recount {after} > allowed {allowed} (contract §4 rule 7, fits)"]
-    if after > allowed:  # converges: within 3 more calls, the budget or a controlled error
-        current = out
-        for _ in range(CONVERGE_CALLS):
-            again = probe.call("recover", {**params, "messages": current})
-            if again.get("error") is not None:
-                break
-            current = messages_of(again, "recover")
-            if probe.recount(current, system) <= allowed:
-                break
-        else:
-            return [f"recover: still over budget after {CONVERGE_CALLS} more calls (contract §4 rule 7, converges)"]
-    before_req, after_req = _violation_keys(probe.request(messages)), _violation_keys(probe.request(out))
-    new = sorted(after_req - before_req)
-    if new:
-        return [f"recover: the request built from the result has new pairing violations {new} (contract §4 rule 4)"]
-    return []
-
-
-def _structure_findings(
-    messages: list[dict[str, Any]], out: list[dict[str, Any]], result: Mapping[str, Any], counter: Any
-) -> list[str]:
-    """Contract §4 rules 3 and 5: nothing deleted, one marker per truncation, only visible messages
-    tagged (never the first or last visible, the tool_use message the last one answers, or earlier
-    markers), and only textual tool results degraded."""
-    old_markers = {m.get("truncationId") for m in messages if _is_marker(m)}
-    new_markers = [i for i, m in enumerate(out) if _is_marker(m) and m.get("truncationId") not in old_markers]
-    kept = [m for i, m in enumerate(out) if i not in new_markers]
-    if len(new_markers) > 1:
-        return [f"recover: {len(new_markers)} new markers in one call (contract §4 rule 3: one per truncation)"]
-    if len(kept) != len(messages):
-        return [f"recover: {len(messages)} messages in, {len(kept)} kept besides the new marker (contract §4 rule 3)"]
-    visible = _visible(messages)
-    shown = [i for i, v in enumerate(visible) if v]
-    protected: set[int] = set()
-    if shown:
-        protected |= {shown[0], shown[-1]}
-        last = messages[shown[-1]]
-        if len(shown) > 1 and messages[shown[-2]].get("role") == "assistant" and _result_ids(last):
-            protected.add(shown[-2])
-    tag = result.get("truncationId")
-    tagged: list[int] = []
-    for i, (a, b) in enumerate(zip(messages, kept, strict=True)):
-        place = f"messages.{i}"
-        if a.get("role") != b.get("role"):
-            return [f"recover: {place} changed role (contract §4 rule 3)"]
-        meta_a = {k: v for k, v in a.items() if k not in ("content", "truncationParent")}
-        meta_b = {k: v for k, v in b.items() if k not in ("content", "truncationParent")}
-        if meta_a != meta_b:
-            return [f"recover: {place} metadata changed besides truncationParent (contract §4 rule 3)"]
-        if a.get("truncationParent") != b.get("truncationParent"):
-            tagged.append(i)
-            if not visible[i]:
-                return [f"recover: {place} was hidden and got tagged again (contract §4 rule 3)"]
-            if _is_marker(a):
-                return [f"recover: {place} is the marker of an earlier truncation and got tagged (contract §4 rule 3)"]
-            if i in protected:
-                return [
-                    f"recover: {place} is the first or last visible message (or the tool_use message the last "
-                    "one answers) and got tagged (contract §4 rule 3)"
-                ]
-            if b.get("truncationParent") != tag or tag is None:
-                return [f"recover: {place} tagged {b.get('truncationParent')!r}, not the call's truncationId {tag!r}"]
-        ca, cb = a.get("content"), b.get("content")
-        if ca != cb:
-            if not visible[i]:
-                return [f"recover: {place} is hidden and its content changed (contract §4 rule 5)"]
-            if not (isinstance(ca, list) and isinstance(cb, list) and len(ca) == len(cb)):
-                return [f"recover: {place} content changed shape (contract §4 rule 5)"]
-            for j, (x, y) in enumerate(zip(ca, cb, strict=True)):
-                why = _degraded_ok(x, y, counter)
-                if why is not None:
-                    return [f"recover: {place}.content.{j}: {why} (contract §4 rule 5)"]
-    if tagged and not new_markers:
-        return ["recover: messages tagged without a marker message (contract §4 rule 3)"]
-    if new_markers:
-        marker = out[new_markers[0]]
-        if marker.get("role") != "user" or marker.get("truncationId") != tag:
-            return [
-                "recover: the new marker is not a user message carrying the call's truncationId (contract §4 rule 3)"
-            ]
-    return []
-
-
-# -- the machine ------------------------------------------------------------------------------
-
-
-def _visibility_findings(reference: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> list[str]:
-    """Contract §2: the same visible messages, except that a target may drop ``tool_result`` blocks
-    whose ``tool_use`` is not in the effective history (and then the message this empties)."""
-    uses = {tid for m in reference for tid in _tool_use_ids(m)}
-    allowed: list[dict[str, Any]] = []
-    for message in reference:
-        content = message.get("content")
-        if isinstance(content, list):
-            kept = [
-                b
-                for b in content
-                if not (isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") not in uses)
-            ]
-            if len(kept) != len(content):
-                if kept:
-                    allowed.append({**message, "content": kept})
-                continue
-        allowed.append(message)
-    if theirs in (reference, allowed):
-        return []
-    n = min(len(reference), len(theirs))
-    first = next((i for i in range(n) if reference[i] != theirs[i]), n)
-    return [
-        f"effective: {len(theirs)} messages where contract §2 makes {len(reference)} visible; first difference at "
-        f"messages.{first} (a parent that no longer exists hides nothing)"
-    ]
+    out: dict[str, list[Any]] = {}
+    for prop in select(ops=("recover", "effective", "request")):
+        if prop.warning or not set(prop.requires) <= ops:
+            continue
+        out.setdefault(prop.op, []).append(prop)
+    return out
 
 
 class AgentLoop(RuleBasedStateMachine):
@@ -348,6 +158,7 @@ class AgentLoop(RuleBasedStateMachine):
         from ctxmodel.properties.probe import TargetProbe
 
         self.probe = TargetProbe(self.target, self.policies, self.tokenizer)
+        self.props = _loop_properties(self.target.description.ops)
         self.history: list[dict[str, Any]] = []
         self.pending: list[str] = []
         self.serial = 0
@@ -364,8 +175,35 @@ class AgentLoop(RuleBasedStateMachine):
         self.clock += 1000
         return self.clock
 
-    def _fail(self, kind: str, op: str, params: Mapping[str, Any], findings: Sequence[str]) -> None:
-        failure = LoopFailure(kind, op, params, findings, self.probe.calls[-4:])
+    def _judge(self, op: str, params: dict[str, Any]) -> Any:
+        """Make the op's exchange once and judge it with every catalogue property of that op; the
+        first failing one fails the step. Returns the exchange (``None`` when the op is not judged)."""
+        from ctxmodel.gate import judge_exchange, judge_primary
+
+        props = self.props.get(op, [])
+        if not props:
+            return None
+        start = len(self.probe.calls)
+        exchange, fault = judge_primary(props[0], self.probe, params)
+        if fault is not None or exchange is None:
+            self._fail(props[0], [fault], params, start)
+            return None
+        failing = []
+        for prop in props:
+            failures = [f for f in judge_exchange(prop, self.probe, exchange) if f.severity == "fail"]
+            if failures:
+                failing.append((prop, failures))
+        if failing:
+            self._fail(failing[0][0], failing[0][1], params, start, also=tuple(p.id for p, _ in failing[1:]))
+        return exchange
+
+    def _fail(
+        self, prop: Any, findings: Sequence[Any], params: Mapping[str, Any], start: int, also: tuple[str, ...] = ()
+    ) -> None:
+        from ctxmodel.gate import finding_key
+
+        failure = LoopFailure(prop, finding_key(prop, findings[0]), params, findings, self.probe.calls[start:])
+        failure.also = also
         type(self).failures.append((failure, tuple(self.steps)))
         if self.watch is not None:
             self.watch.failed()
@@ -466,15 +304,10 @@ class AgentLoop(RuleBasedStateMachine):
             "maxTokens": MAX_TOKENS,
             "systemPrompt": SYSTEM_PROMPT,
         }
-        try:
-            result = self.probe.call("recover", params)
-            findings = check_recovery(self.probe, params, result, policies=self.policies)
-        except (TargetFailure, CtxmodelError) as exc:
-            self._fail("recover", "recover", params, [f"recover: the target did not answer usably: {exc}"])
-            return
-        if findings:
-            self._fail("recover", "recover", params, findings)
-        if result.get("error") is None:
+        params["totalTokens"] = _total_tokens(self.probe, self.history, SYSTEM_PROMPT)
+        exchange = self._judge("recover", params)
+        result = exchange.result if exchange is not None else None
+        if isinstance(result, dict) and result.get("error") is None:
             self.history = copy.deepcopy(result["messages"])
             self._recompute_pending()
 
@@ -492,44 +325,20 @@ class AgentLoop(RuleBasedStateMachine):
 
     @invariant()
     def request_passes_oracle(self) -> None:
-        if not self.history:
-            return
-        from ctxmodel.oracle import validate
-
-        params = {"messages": copy.deepcopy(self.history)}
-        try:
-            request = self.probe.request(params["messages"])
-            violations = validate(codec.load(request))
-        except (TargetFailure, CtxmodelError) as exc:
-            self._fail("request", self._request_op(), params, [f"request: the target did not answer usably: {exc}"])
-            return
-        if violations:
-            self._fail(
-                "request",
-                self._request_op(),
-                params,
-                [f"request: {v.path}: {v.message} ({v.rule})" for v in violations[:5]],
-            )
+        if self.history:
+            self._judge("request", {"messages": copy.deepcopy(self.history)})
 
     @invariant()
     def visibility_matches(self) -> None:
-        if not self.history or "effective" not in self.target.description.ops:
-            return
-        from ctxmodel.visibility import effective
+        if self.history:
+            self._judge("effective", {"messages": copy.deepcopy(self.history)})
 
-        params = {"messages": copy.deepcopy(self.history)}
-        reference = codec.dump(effective(codec.load(self.history)))
-        try:
-            theirs = self.probe.effective(params["messages"])
-        except (TargetFailure, CtxmodelError) as exc:
-            self._fail("effective", "effective", params, [f"effective: the target did not answer usably: {exc}"])
-            return
-        findings = _visibility_findings(reference, theirs)
-        if findings:
-            self._fail("effective", "effective", params, findings)
 
-    def _request_op(self) -> str:
-        return "request" if "request" in self.target.description.ops else "normalize"
+def _total_tokens(probe: Any, messages: list[dict[str, Any]], system_prompt: str) -> int:
+    """``totalTokens`` as the harness always sends it (contract §4)."""
+    from ctxmodel.properties.suite_recover import total_tokens
+
+    return total_tokens(probe, messages, system_prompt)
 
 
 def _image_source() -> dict[str, Any]:
@@ -589,9 +398,8 @@ def run_loop_slice(
     if not machine.failures:
         return LoopOutcome(runs)
     failure, steps = machine.failures[-1]
-    prop_id = _replayable_as(failure, target, policies, tokenizer) or f"{AGENT_LOOP_PREFIX}.{failure.kind}"
     fixture = Fixture(
-        property=prop_id,
+        property=failure.prop.id,
         op=failure.op,
         params=failure.params,
         observed=exchanges_json(failure.calls),
@@ -599,15 +407,17 @@ def run_loop_slice(
         policies=dict(policies),
         tokenizer=tokenizer,
         found=found_now(seed, hypothesis.__version__),
-        note="\n".join([*failure.findings, CLAUSE, "steps: " + " -> ".join(steps)]),
+        note="\n".join([*failure.findings, failure.prop.clause, "steps: " + " -> ".join(steps)]),
+        kind=failure.key,
     )
-    path = write_atomic(Path(fixtures_dir) / fixture_name(prop_id, failure.params), fixture.to_json())
+    name = fixture_name(failure.key.replace("/", "."), failure.params)
+    path = write_atomic(Path(fixtures_dir) / name, fixture.to_json())
     judged = [c for c in failure.calls if c.op == failure.op] or list(failure.calls)
     last = judged[-1] if judged else None
     record = FailureRecord(
-        property=AGENT_LOOP_PREFIX,
+        property=failure.prop.id,
         op=failure.op,
-        clause=CLAUSE,
+        clause=failure.prop.clause,
         findings=failure.findings,
         params=failure.params,
         observed=None if last is None else last.result,
@@ -621,20 +431,3 @@ def run_loop_slice(
 
 
 AGENT_LOOP_PREFIX = "agent-loop"
-
-
-def _replayable_as(failure: LoopFailure, target: Target, policies: Mapping[str, str], tokenizer: str) -> str | None:
-    """The id of a registered single-call property that fails on the same call, if one does: the
-    fixture then replays by value with ``ctxmodel replay`` like any other (contract §8). The step
-    sequence stays in the note; ``agent-loop.<kind>`` is kept when no suite property sees it."""
-    from ctxmodel.gate import judge
-    from ctxmodel.properties.catalogue import select
-
-    ops = {"request": ("request", "normalize"), "effective": ("effective",), "recover": ("recover",)}[failure.kind]
-    for prop in select(ops=ops):
-        if not set(prop.requires) <= set(target.description.ops):
-            continue
-        verdict = judge(prop, target, copy.deepcopy(failure.params), policies=policies, tokenizer=tokenizer)
-        if verdict.failed:
-            return prop.id
-    return None

@@ -130,7 +130,7 @@ def derive_seed(*parts: object) -> int:
 
 def plan_units(ops: frozenset[str], property_ids: Sequence[str], *, agent_loop: bool) -> list[UnitSpec]:
     """The properties selected (by id or prefix), plus the agent loop when asked for and applicable."""
-    from ctxmodel.properties.catalogue import select
+    from ctxmodel.properties.registry import select
 
     ids = list(property_ids)
     units: list[UnitSpec] = []
@@ -242,12 +242,12 @@ def watched(prop: Any, watch: _Watch) -> Any:
     name as an unwatched run)."""
     original = prop.check
 
-    def check(probe: Any, params: dict[str, Any]) -> list[Any]:
+    def check(probe: Any, exchange: Any) -> list[Any]:
         watch.begin()
-        watch.saw(features_of(params) | hypothesis_events())
-        kept = copy_json(params)
+        watch.saw(features_of(exchange.params) | hypothesis_events())
+        kept = copy_json(exchange.params)
         try:
-            findings = list(original(probe, params))
+            findings = list(original(probe, exchange))
         except Exception as exc:
             watch.failed()  # the gate's judge turns it into a failing finding
             watch.last_failure = (kept, (f"the check raised {type(exc).__name__}: {exc}",), tuple(probe.calls))
@@ -255,7 +255,7 @@ def watched(prop: Any, watch: _Watch) -> Any:
         fails = tuple(f.message for f in findings if f.severity == "fail")
         if fails:
             watch.failed()
-            watch.last_failure = (kept, fails, tuple(getattr(probe, "calls", ())))
+            watch.last_failure = (kept, fails, tuple(probe.calls))
         return findings
 
     return attrs.evolve(prop, check=check)
@@ -332,7 +332,7 @@ def _worker_main(
     from ctxmodel import gate
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import Profile
-    from ctxmodel.properties.catalogue import get
+    from ctxmodel.properties.registry import get
     from ctxmodel.targets.spec import open_target
 
     try:
@@ -414,19 +414,19 @@ def _worker_main(
                             tokenizer=tokenizer,
                             profile=profile,
                             fixtures_dir=Path(staging) / f"w{worker}",
-                            target_spec=config.target_spec,
                             seed=slice_seed,
                             max_examples=n,
                             database=database,
                         )
-                        if outcome.status == "failed" and outcome.params is not None:
-                            result, failure = _observed(outcome.calls, prop.op)
+                        if outcome.status == "failed" and outcome.kinds:
+                            first = outcome.kinds[0]
+                            result, failure = _observed(first.calls, prop.op)
                             found = FailureRecord(
                                 property=prop.id,
                                 op=prop.op,
                                 clause=prop.clause,
-                                findings=tuple(f.message for f in outcome.failures),
-                                params=outcome.params,
+                                findings=tuple(k.finding.message for k in outcome.kinds),
+                                params=first.params,
                                 observed=result,
                                 target_failure=failure,
                                 worker=worker,
@@ -434,7 +434,7 @@ def _worker_main(
                                 examples_until_failure=0,
                                 shrunk=not outcome.flaky,
                             )
-                            fixture = None if outcome.fixture is None else str(outcome.fixture)
+                            fixture = None if first.fixture is None else str(first.fixture)
                         elif outcome.status == "error":
                             error = outcome.reason
                 except StopSlice:

@@ -8,13 +8,12 @@ plugin) stays cheap.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import ctxmodel
 from ctxmodel import codec
-from ctxmodel.errors import CtxmodelError
+from ctxmodel.errors import CtxmodelError, describe_exception
 from ctxmodel.targets.base import OPS, Description, TargetFailure
 
 __all__ = ["REFERENCE_POLICIES", "ReferenceTarget", "describe"]
@@ -158,10 +157,3 @@ class ReferenceTarget:
     def close(self) -> None:
         pass
 
-
-def describe_exception(exc: BaseException) -> str:
-    """``Type: message (at file:line)``: the innermost frame, where the bug most likely is."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
