@@ -102,7 +102,8 @@ def test_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     path = str(EXAMPLES / "clean-session.json")
     code, out, err = run(["count", path, "--counter", "gpt2"], capsys)
     assert code == 2 and out == ""
-    assert err == "ctxmodel: unknown counter 'gpt2'; expected one of zoo, o200k, cl100k\n"
+    assert err.startswith("ctxmodel: counter 'gpt2': unknown tokenizer; expected o200k_base or cl100k_base")
+    assert err.endswith("or an alias: zoo, o200k, cl100k\n") and err.count("\n") == 1
     code, _, err = run(["count", str(tmp_path / "missing.json")], capsys)
     assert code == 2 and err.count("\n") == 1 and "missing.json" in err
     bad = tmp_path / "bad.json"

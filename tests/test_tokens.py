@@ -119,7 +119,42 @@ def test_counters_by_name() -> None:
     assert get_counter("cl100k").raw_text("hello world") == 2 == stock("hello world", CL100K)
     with pytest.raises(UsageError) as caught:
         get_counter("gpt2")
-    assert str(caught.value) == "unknown counter 'gpt2'; expected one of zoo, o200k, cl100k"
+    assert str(caught.value) == (
+        "counter 'gpt2': unknown tokenizer; expected o200k_base or cl100k_base (fudge 1.5), "
+        '{"encoding": "o200k_base", "fudge": NUMBER}, or an alias: zoo, o200k, cl100k'
+    )
+
+
+def test_tokenizer_names_of_contract_section_7() -> None:
+    """Encoding names mean the field's fudge, the object form states it, the aliases stay."""
+    from ctxmodel.tokens import counter_spec, tokenizer_name
+
+    assert counter_spec("o200k_base") == counter_mod.CounterSpec("o200k_base", "o200k_base", (3, 2))
+    assert counter_spec("cl100k_base") == counter_mod.CounterSpec("cl100k_base", "cl100k_base", (3, 2))
+    assert tokenizer_name({"encoding": "o200k_base", "fudge": 1}) == "o200k_base*1"
+    assert tokenizer_name({"encoding": "o200k_base", "fudge": 1.5}) == "o200k_base"
+    assert tokenizer_name({"encoding": "cl100k_base", "fudge": 1.25}) == "cl100k_base*1.25"
+    assert tokenizer_name({"encoding": "o200k_base"}) == "o200k_base"
+    assert [tokenizer_name(alias) for alias in ("zoo", "o200k", "cl100k")] == ["zoo", "o200k", "cl100k"]
+    # The canonical name is a name again (fixtures and headers carry it).
+    assert get_counter("o200k_base*1").fudge == (1, 1) and get_counter("o200k_base*4/3").fudge == (4, 3)
+    text = "hello world, " * 7
+    zoo, named, raw = get_counter("zoo"), get_counter("o200k_base"), get_counter("o200k_base*1")
+    assert named.fudge == zoo.fudge == (3, 2) and named.fudge_factor == 1.5
+    assert named.count_text(text) == zoo.count_text(text) == math.ceil(1.5 * raw.count_text(text))
+    assert raw.count_text(text) == get_counter("o200k").count_text(text)
+    assert named._texts is zoo._texts is raw._texts  # one raw cache per encoding
+    for bad, message in (
+        ("o200k_bas", "unknown tokenizer (did you mean 'o200k_base'?); expected o200k_base or cl100k_base"),
+        ({"encoding": "o200k"}, "unknown encoding (did you mean 'o200k_base'?)"),
+        ({"encoding": "o200k_base", "fudge": 0}, "fudge: expected a positive number, got 0"),
+        ({"encoding": "o200k_base", "fudge": True}, "fudge: expected a positive number, got True"),
+        ({"encoding": "o200k_base", "fudg": 1}, "unknown key 'fudg' (did you mean 'fudge'?)"),
+        (7, "expected a tokenizer name or an object, got int"),
+    ):
+        with pytest.raises(UsageError) as caught:
+            counter_spec(bad)  # type: ignore[arg-type]
+        assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
 # -- per-block serialization (domain §4.6, D3, D4, D5) ---------------------------------------------

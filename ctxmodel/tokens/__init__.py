@@ -1,7 +1,10 @@
 """Token counting (contract §5): the agents' counter, exact and offline, cached per block.
 
-``get_counter("zoo")`` is what Roo-Code and Zoo-Code count with (``o200k_base``, fudge 1.5 once
-per call, domain §4.6); ``o200k`` and ``cl100k`` are raw counters for targets that declare them.
+``get_counter("o200k_base")`` (alias ``zoo``) is what Roo-Code and Zoo-Code count with
+(``o200k_base``, fudge 1.5 once per call, domain §4.6). Any tokenizer a target may declare
+(contract §7) is a name here: an encoding name (the field's fudge), ``ENCODING*FUDGE`` for the
+object form ``{"encoding", "fudge"}`` (:func:`tokenizer_name` turns one into the other), or the raw
+aliases ``o200k`` and ``cl100k``.
 :func:`request_tokens` is the recount of contract §4: system prompt and effective history, two
 calls, each with its own fudge.
 """
@@ -11,28 +14,43 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxmodel.model import Message
-from ctxmodel.tokens.counter import COUNTERS, Counter, CounterSpec, block_text, get_counter, image_tokens
+from ctxmodel.tokens.counter import (
+    ACCEPTED_TOKENIZERS,
+    COUNTERS,
+    FIELD_FUDGE,
+    Counter,
+    CounterSpec,
+    block_text,
+    counter_spec,
+    get_counter,
+    image_tokens,
+    tokenizer_name,
+)
 from ctxmodel.tokens.encodings import ENCODING_NAMES, EncodingError, get_encoding
 from ctxmodel.tokens.jsjson import js_stringify
 
 __all__ = [
+    "ACCEPTED_TOKENIZERS",
     "COUNTERS",
     "ENCODING_NAMES",
+    "FIELD_FUDGE",
     "Counter",
     "CounterSpec",
     "EncodingError",
     "block_text",
+    "counter_spec",
     "get_counter",
     "get_encoding",
     "image_tokens",
     "js_stringify",
     "request_tokens",
     "resolve_counter",
+    "tokenizer_name",
 ]
 
 
 def resolve_counter(counter: str | Counter) -> Counter:
-    """A counter from its name (``UsageError`` listing the names when unknown) or itself."""
+    """A counter from its tokenizer name (``UsageError`` listing the accepted ones when unknown) or itself."""
     return counter if isinstance(counter, Counter) else get_counter(counter)
 
 

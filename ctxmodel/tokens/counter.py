@@ -20,12 +20,15 @@ Speed, without giving up exactness:
 
 from __future__ import annotations
 
+import decimal
+import difflib
 import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Iterable, Iterator, Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 import regex  # type: ignore[import-untyped]
@@ -33,20 +36,24 @@ import regex  # type: ignore[import-untyped]
 from ctxmodel.errors import UsageError
 from ctxmodel.model import Block, Image, Message, Text, ToolResult, ToolUse
 from ctxmodel.tokens.bpe import LongPieceBPE
-from ctxmodel.tokens.encodings import get_encoding
+from ctxmodel.tokens.encodings import ENCODING_NAMES, get_encoding
 from ctxmodel.tokens.jsjson import js_stringify
 
 if TYPE_CHECKING:
     import tiktoken
 
 __all__ = [
+    "ACCEPTED_TOKENIZERS",
     "COUNTERS",
+    "FIELD_FUDGE",
     "IMAGE_OTHER_TOKENS",
     "Counter",
     "CounterSpec",
     "block_text",
+    "counter_spec",
     "get_counter",
     "image_tokens",
+    "tokenizer_name",
 ]
 
 #: Raw tokens of an image without inline data (domain §4.6).
@@ -79,12 +86,120 @@ class CounterSpec:
     fudge: tuple[int, int]
 
 
-#: The counters selectable by name (contract §5): the agents' (``zoo``) and two raw ones.
+#: The fudge the agents in the field apply (Roo-Code, Zoo-Code: 1.5 once per counter call, rounded up).
+FIELD_FUDGE: tuple[int, int] = (3, 2)
+
+#: The short aliases (contract §5, §7 "short aliases may exist"): the agents' counter (``zoo``) and
+#: two raw ones. The encoding names themselves (``o200k_base``, ``cl100k_base``) mean the encoding
+#: with the field's fudge, and ``ENCODING*FUDGE`` (``o200k_base*1``) states the fudge: see
+#: :func:`counter_spec`.
 COUNTERS: dict[str, CounterSpec] = {
-    "zoo": CounterSpec("zoo", "o200k_base", (3, 2)),
+    "zoo": CounterSpec("zoo", "o200k_base", FIELD_FUDGE),
     "o200k": CounterSpec("o200k", "o200k_base", (1, 1)),
     "cl100k": CounterSpec("cl100k", "cl100k_base", (1, 1)),
 }
+
+#: What an unknown tokenizer's message lists as accepted.
+ACCEPTED_TOKENIZERS = (
+    f"{' or '.join(ENCODING_NAMES)} (fudge 1.5), "
+    f'{{"encoding": "{ENCODING_NAMES[0]}", "fudge": NUMBER}}, '
+    f"or an alias: {', '.join(COUNTERS)}"
+)
+
+
+def _fudge_text(fudge: tuple[int, int]) -> str:
+    """``1``, ``1.5``, ``1.25``: the exact decimal when there is one, else ``num/den``."""
+    num, den = fudge
+    rest = den
+    for p in (2, 5):
+        while rest % p == 0:
+            rest //= p
+    if rest != 1:
+        return f"{num}/{den}"
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        text = format(decimal.Decimal(num) / decimal.Decimal(den), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _parse_fudge(value: object, what: str) -> tuple[int, int]:
+    """A positive number (JSON's, read as the decimal it was written as) or ``num/den``."""
+    if isinstance(value, bool):
+        raise UsageError(f"{what}: fudge: expected a positive number, got {value!r}")
+    try:
+        if isinstance(value, int):
+            frac = Fraction(value)
+        elif isinstance(value, float):
+            frac = Fraction(repr(value))
+        elif isinstance(value, str):
+            frac = Fraction(value.strip())
+        else:
+            raise ValueError
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise UsageError(f"{what}: fudge: expected a positive number, got {value!r}") from None
+    if frac <= 0:
+        raise UsageError(f"{what}: fudge: expected a positive number, got {value!r}")
+    return frac.numerator, frac.denominator
+
+
+def _did_you_mean(text: str, names: Iterable[str]) -> str:
+    close = difflib.get_close_matches(text, list(names), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _unknown(text: str, what: str) -> UsageError:
+    hint = _did_you_mean(text, [*ENCODING_NAMES, *COUNTERS])
+    return UsageError(f"{what} {text!r}: unknown tokenizer{hint}; expected {ACCEPTED_TOKENIZERS}")
+
+
+def counter_spec(tokenizer: str | Mapping[str, Any], what: str = "tokenizer") -> CounterSpec:
+    """The counter a tokenizer declaration means (contract §7 ``tokenizer``), or a one-line
+    ``UsageError`` naming the accepted ones.
+
+    - an encoding name, ``o200k_base`` or ``cl100k_base``: that encoding with the field's fudge 1.5,
+      applied once per counter call (what Roo-Code and Zoo-Code count);
+    - ``{"encoding": NAME, "fudge": NUMBER}``: the fudge stated (``1`` counts raw);
+    - ``NAME*FUDGE`` (``o200k_base*1``): the same object written as one string, which is how a
+      fixture or a header names it;
+    - the short aliases ``zoo`` (``o200k_base``, 1.5), ``o200k`` and ``cl100k`` (raw).
+
+    The spec's ``name`` is the canonical string: the alias or encoding name as written, else
+    ``NAME*FUDGE`` (the encoding name alone when the fudge is the field's).
+    """
+    if isinstance(tokenizer, Mapping):
+        unknown_keys = sorted(set(tokenizer) - {"encoding", "fudge"})
+        if unknown_keys:
+            hint = _did_you_mean(unknown_keys[0], ["encoding", "fudge"])
+            shape = '{"encoding": NAME, "fudge": NUMBER}'
+            raise UsageError(f"{what}: unknown key {unknown_keys[0]!r}{hint}; expected {shape}")
+        encoding = tokenizer.get("encoding")
+        if not isinstance(encoding, str):
+            raise UsageError(f"{what}: encoding: expected one of {', '.join(ENCODING_NAMES)}, got {encoding!r}")
+        if encoding not in ENCODING_NAMES:
+            hint = _did_you_mean(encoding, ENCODING_NAMES)
+            known = ", ".join(ENCODING_NAMES)
+            raise UsageError(f"{what}: encoding {encoding!r}: unknown encoding{hint}; expected one of {known}")
+        fudge = _parse_fudge(tokenizer["fudge"], what) if "fudge" in tokenizer else FIELD_FUDGE
+        name = encoding if fudge == FIELD_FUDGE else f"{encoding}*{_fudge_text(fudge)}"
+        return CounterSpec(name, encoding, fudge)
+    if not isinstance(tokenizer, str):
+        raise UsageError(f"{what}: expected a tokenizer name or an object, got {type(tokenizer).__name__}")
+    text = tokenizer.strip()
+    alias = COUNTERS.get(text)
+    if alias is not None:
+        return alias
+    if text in ENCODING_NAMES:
+        return CounterSpec(text, text, FIELD_FUDGE)
+    encoding, star, fudge_text = text.partition("*")
+    if star and encoding.strip() in ENCODING_NAMES:
+        return counter_spec({"encoding": encoding.strip(), "fudge": fudge_text.strip()}, what)
+    raise _unknown(text, what)
+
+
+def tokenizer_name(tokenizer: str | Mapping[str, Any], what: str = "tokenizer") -> str:
+    """The canonical name of a tokenizer declaration (checked): what headers and fixtures show."""
+    return counter_spec(tokenizer, what).name
+
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -203,19 +318,35 @@ def _safe_cuts(text: str) -> Iterator[str]:
 class Counter:
     """One named counter: ``raw_*`` are per-block raw tokens, ``count_*`` apply the fudge once."""
 
-    def __init__(self, spec: CounterSpec) -> None:
+    def __init__(self, spec: CounterSpec, *, share_caches_with: Counter | None = None) -> None:
         self.name = spec.name
         self.encoding = spec.encoding
+        #: ``(numerator, denominator)``: a count is ``ceil(raw * numerator / denominator)``, once per call.
         self.fudge = spec.fudge
-        self._encoding: tiktoken.Encoding = get_encoding(spec.encoding)
+        other = share_caches_with
+        if other is not None and other.encoding == spec.encoding:
+            # Raw counts depend on the encoding only: counters differing by their fudge share them.
+            self._encoding: tiktoken.Encoding = other._encoding
+            self._pattern: regex.Pattern = other._pattern
+            self._long: LongPieceBPE = other._long
+            self._texts: _BoundedCache[str, int] = other._texts
+            self._blocks: _BoundedCache[int, tuple[Block, int]] = other._blocks
+            self._pieces: _BoundedCache[str, int] = other._pieces
+            return
+        self._encoding = get_encoding(spec.encoding)
         self._pattern = regex.compile(self._encoding._pat_str)
         self._long = LongPieceBPE(self._encoding._mergeable_ranks)
-        self._texts: _BoundedCache[str, int] = _BoundedCache(_TEXT_CACHE_CHARS, _CACHE_ENTRIES)
-        self._blocks: _BoundedCache[int, tuple[Block, int]] = _BoundedCache(_BLOCK_CACHE_CHARS, _CACHE_ENTRIES)
-        self._pieces: _BoundedCache[str, int] = _BoundedCache(1 << 20, 1 << 16)
+        self._texts = _BoundedCache(_TEXT_CACHE_CHARS, _CACHE_ENTRIES)
+        self._blocks = _BoundedCache(_BLOCK_CACHE_CHARS, _CACHE_ENTRIES)
+        self._pieces = _BoundedCache(1 << 20, 1 << 16)
+
+    @property
+    def fudge_factor(self) -> Fraction:
+        """The fudge as an exact fraction (1 for a raw counter)."""
+        return Fraction(*self.fudge)
 
     def __repr__(self) -> str:
-        return f"Counter({self.name!r}, encoding={self.encoding!r}, fudge={self.fudge[0]}/{self.fudge[1]})"
+        return f"Counter({self.name!r}, encoding={self.encoding!r}, fudge={_fudge_text(self.fudge)})"
 
     # -- raw counts -------------------------------------------------------------------------
 
@@ -317,15 +448,21 @@ _INSTANCES: dict[str, Counter] = {}
 
 
 def get_counter(name: str = "zoo") -> Counter:
-    """The process-wide counter called ``name`` (one cache per counter, shared by every caller)."""
+    """The process-wide counter a tokenizer name means (see :func:`counter_spec`).
+
+    One instance per name, and counters of the same encoding share their raw-count caches (a raw
+    count does not depend on the fudge), so ``zoo`` and ``o200k_base`` never tokenize twice.
+    """
     counter = _INSTANCES.get(name)
     if counter is not None:
         return counter
-    spec = COUNTERS.get(name)
-    if spec is None:
-        raise UsageError(f"unknown counter {name!r}; expected one of {', '.join(COUNTERS)}")
+    spec = counter_spec(name, "counter")
     with _LOCK:
         counter = _INSTANCES.get(name)
         if counter is None:
-            counter = _INSTANCES[name] = Counter(spec)
+            same = next((c for c in _INSTANCES.values() if c.name == spec.name), None)
+            if same is None:
+                sibling = next((c for c in _INSTANCES.values() if c.encoding == spec.encoding), None)
+                same = Counter(spec, share_caches_with=sibling)
+            counter = _INSTANCES[name] = same
     return counter
