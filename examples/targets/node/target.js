@@ -4,81 +4,17 @@
 //
 // It is a second, independent implementation of contract §2 (visibility) and §3 (pairing
 // normalization) with the reference's policies, written the way an agent's TypeScript would be.
-// Numbers are kept as their source text (a tiny lossless JSON codec below): JSON.parse would turn
-// 12345678901234567890 into 12345678901234567000 and the gate would rightly call that corruption.
+// It runs on ctxmodel's JavaScript target kit (`ctxmodel target-kit --path`), which does the
+// JSON-lines loop, `describe`, error replies and the input-mutation check; numbers are kept as their
+// source text (`numbers: "lossless"`), so 12345678901234567890 comes back as it was sent.
 "use strict";
 
-const readline = require("readline");
+const path = require("path");
+const kit = require(
+  process.env.CTXMODEL_TARGET_KIT || path.join(__dirname, "../../../ctxmodel/targetkit/js/ctxmodel-target.cjs"),
+);
 
 const SYNTHETIC_TEXT = "Tool execution was interrupted before completion.";
-
-// ---- lossless JSON ----------------------------------------------------------------------------
-
-class Num {
-  constructor(text) { this.text = text; }
-}
-
-function parseJson(text) {
-  let i = 0;
-  const ws = () => { while (i < text.length && " \t\r\n".includes(text[i])) i++; };
-  const fail = (what) => { throw new SyntaxError(`${what} at offset ${i}`); };
-  function value() {
-    ws();
-    const c = text[i];
-    if (c === "{") {
-      i++; const obj = {}; ws();
-      if (text[i] === "}") { i++; return obj; }
-      for (;;) {
-        ws(); if (text[i] !== '"') fail("expected a key");
-        const key = string(); ws();
-        if (text[i] !== ":") fail("expected ':'");
-        i++;
-        Object.defineProperty(obj, key, { value: value(), enumerable: true, writable: true, configurable: true });
-        ws();
-        if (text[i] === ",") { i++; continue; }
-        if (text[i] === "}") { i++; return obj; }
-        fail("expected ',' or '}'");
-      }
-    }
-    if (c === "[") {
-      i++; const arr = []; ws();
-      if (text[i] === "]") { i++; return arr; }
-      for (;;) {
-        arr.push(value()); ws();
-        if (text[i] === ",") { i++; continue; }
-        if (text[i] === "]") { i++; return arr; }
-        fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return string();
-    if (text.startsWith("true", i)) { i += 4; return true; }
-    if (text.startsWith("false", i)) { i += 5; return false; }
-    if (text.startsWith("null", i)) { i += 4; return null; }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (!m) fail("unexpected character");
-    i += m[0].length;
-    return new Num(m[0]);
-  }
-  function string() {
-    const start = i; i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-    if (i >= text.length) fail("unterminated string");
-    i++;
-    return JSON.parse(text.slice(start, i));
-  }
-  const out = value(); ws();
-  if (i !== text.length) fail("trailing characters");
-  return out;
-}
-
-function dumpJson(v) {
-  if (v instanceof Num) return v.text;
-  if (Array.isArray(v)) return "[" + v.map(dumpJson).join(",") + "]";
-  if (v !== null && typeof v === "object") {
-    return "{" + Object.keys(v).map((k) => JSON.stringify(k) + ":" + dumpJson(v[k])).join(",") + "}";
-  }
-  return JSON.stringify(v);
-}
 
 // ---- contract §2: visibility --------------------------------------------------------------------
 
@@ -111,7 +47,7 @@ const usesOf = (m) =>
 
 function orphanText(result) {
   const c = result.content;
-  const body = c === undefined || c === null ? "" : typeof c === "string" ? c : dumpJson(c);
+  const body = c === undefined || c === null ? "" : typeof c === "string" ? c : kit.stringifyLossless(c);
   return { type: "text", text: "Tool result:\n" + body };
 }
 
@@ -198,42 +134,19 @@ function normalize(messages, policies) {
   return out;
 }
 
-// ---- the protocol -------------------------------------------------------------------------------
+// ---- the protocol (the kit) ---------------------------------------------------------------------
 
 const POLICIES = { orphans: "drop", trailing: "leave", resultOrder: "tool_use", recoverSuccess: "fits" };
 
-const OPS = {
-  describe: () => ({
-    protocol: 1,
-    name: "node-example",
-    version: "1.0.0",
-    ops: ["describe", "effective", "normalize", "request"],
-    tokenizer: "zoo",
-    policies: POLICIES,
-  }),
-  effective: (p) => ({ messages: effective(messagesOf(p)) }),
-  normalize: (p) => ({ messages: normalize(messagesOf(p), { ...POLICIES, ...(p.policies || {}) }) }),
-  request: (p) => ({ messages: normalize(effective(messagesOf(p)), { ...POLICIES, ...(p.policies || {}) }) }),
-};
-
-function messagesOf(params) {
-  if (!Array.isArray(params.messages)) throw new Error("params.messages: expected an array of messages");
-  return params.messages;
-}
-
-const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-rl.on("line", (line) => {
-  if (!line.trim()) return;
-  let id = null;
-  let reply;
-  try {
-    const request = parseJson(line);
-    id = request.id instanceof Num ? request.id : null;
-    const op = OPS[request.op];
-    if (!op) throw new Error(`unknown op ${JSON.stringify(request.op)}`);
-    reply = `{"id":${dumpJson(id)},"result":${dumpJson(op(request.params || {}))}}`;
-  } catch (err) {
-    reply = `{"id":${dumpJson(id)},"error":${JSON.stringify({ message: String(err && err.message) })}}`;
-  }
-  process.stdout.write(reply + "\n");
+kit.serve({
+  name: "node-example",
+  version: "1.0.0",
+  tokenizer: "zoo",
+  policies: POLICIES,
+  numbers: "lossless",
+  ops: {
+    effective: (p) => ({ messages: effective(kit.messagesOf(p)) }),
+    normalize: (p, ctx) => ({ messages: normalize(kit.messagesOf(p), ctx.policies) }),
+    request: (p, ctx) => ({ messages: normalize(effective(kit.messagesOf(p)), ctx.policies) }),
+  },
 });
