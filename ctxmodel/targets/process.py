@@ -26,8 +26,8 @@ import time
 from typing import IO, Any, NoReturn
 
 from ctxmodel.errors import UsageError
-from ctxmodel.targets.base import OPS, Description, TargetFailure
-from ctxmodel.targets.python import parse_description
+from ctxmodel.targets.base import OPS, Description, FailureKind, TargetFailure
+from ctxmodel.targets.handshake import parse_description
 
 __all__ = ["DEFAULT_MAX_REPLY", "DEFAULT_TIMEOUT", "ProcessTarget", "command_argv"]
 
@@ -138,12 +138,28 @@ class _StderrTail:
 
 
 class ProcessTarget:
-    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, max_reply: int = DEFAULT_MAX_REPLY) -> None:
+    """An ``exec:COMMAND`` target. ``argv``/``env``/``label`` let another transport reuse the
+    machinery with a child of its own (``python:`` targets run in ``_pyworker``)."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_reply: int = DEFAULT_MAX_REPLY,
+        argv: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        label: str | None = None,
+    ) -> None:
         if timeout <= 0:
             raise UsageError(f"--timeout {timeout}: expected a positive number of seconds")
         self.command = command
-        self.argv = command_argv(command)
+        self.argv = argv if argv is not None else command_argv(command)
+        self.env = env
+        self.label = label if label is not None else f"exec:{command}"
         self.timeout = timeout
+        #: Extra seconds before the watchdog kills (a child that enforces ``timeout`` itself).
+        self.grace = 0.0
         self.max_reply = max_reply
         self.restarts = 0
         self._proc: subprocess.Popen[bytes] | None = None
@@ -165,9 +181,10 @@ class ProcessTarget:
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 bufsize=0,
+                env=self.env,
             )
         except OSError as exc:
-            raise TargetFailure("start", f"exec:{self.command}: cannot start: {exc.strerror or exc}") from None
+            raise TargetFailure("start", f"{self.label}: cannot start: {exc.strerror or exc}") from None
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._stderr = _StderrTail(proc.stderr)
         if self._watchdog.stopped:  # closed earlier and used again
@@ -191,7 +208,7 @@ class ProcessTarget:
             self.close()
             if exc.kind == "start":
                 raise
-            raise TargetFailure("start", f"exec:{self.command}: {exc}") from None
+            raise TargetFailure("start", f"{self.label}: {exc}") from None
         try:
             return parse_description(reply, self.argv[-1])
         except TargetFailure:
@@ -255,6 +272,10 @@ class ProcessTarget:
         raise TargetFailure(kind, "; ".join(parts))
 
     def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        return self._result(self._exchange(op, params), op)
+
+    def _exchange(self, op: str, params: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """Send one request and read its reply object (its ``id`` checked), or fail."""
         proc = self._proc
         if proc is None or proc.poll() is not None:
             if proc is not None:
@@ -266,18 +287,38 @@ class ProcessTarget:
             line = json.dumps({"id": request_id, "op": op, "params": params}, allow_nan=False).encode() + b"\n"
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{op}: params are not strict JSON: {exc}") from None
-        self._watchdog.arm(proc.pid, time.monotonic() + self.timeout)
+        seconds = self.timeout if timeout is None else timeout
+        self._watchdog.arm(proc.pid, time.monotonic() + seconds + self.grace)
         try:
-            self._write(proc, line, op)
-            raw = self._read_line(proc, op)
+            self._write(proc, line, op, seconds)
+            raw = self._read_line(proc, op, seconds)
         finally:
             self._watchdog.disarm()
         return self._parse(raw, request_id, op)
 
-    def _timed_out(self, op: str) -> NoReturn:
-        self._fail("timeout", op, f"no reply within {self.timeout:g} s (target killed)")
+    def _error_kind(self, error: dict[str, Any]) -> FailureKind:
+        """The kind of an error reply: always ``error-reply`` for a process (it cannot claim more)."""
+        return "error-reply"
 
-    def _write(self, proc: subprocess.Popen[bytes], data: bytes, op: str) -> None:
+    def _result(self, reply: dict[str, Any], op: str) -> dict[str, Any]:
+        """The ``result`` of a reply, or its ``error`` raised as a ``TargetFailure``."""
+        if "error" in reply and reply["error"] is not None:
+            error = reply["error"]
+            message = error.get("message") if isinstance(error, dict) else None
+            if not isinstance(message, str):
+                self._fail("protocol", op, 'error reply without "message" string')
+            assert isinstance(error, dict)
+            kind = self._error_kind(error)
+            raise TargetFailure(kind, message if kind != "error-reply" else f"{op}: {message}")
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            self._fail("protocol", op, 'expected "result" to be an object (or an "error")')
+        return result
+
+    def _timed_out(self, op: str, seconds: float) -> NoReturn:
+        self._fail("timeout", op, f"no reply within {seconds:g} s (target killed)")
+
+    def _write(self, proc: subprocess.Popen[bytes], data: bytes, op: str, seconds: float) -> None:
         assert proc.stdin is not None
         fd = proc.stdin.fileno()
         view = memoryview(data)
@@ -287,10 +328,10 @@ class ProcessTarget:
                 written += os.write(fd, view[written:])
         except (BrokenPipeError, ConnectionResetError):
             if self._watchdog.fired:
-                self._timed_out(op)
+                self._timed_out(op, seconds)
             self._fail("crash", op, "the target exited before reading its request")
 
-    def _read_line(self, proc: subprocess.Popen[bytes], op: str) -> bytes:
+    def _read_line(self, proc: subprocess.Popen[bytes], op: str, seconds: float) -> bytes:
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         buf = self._buf
@@ -310,13 +351,17 @@ class ProcessTarget:
             chunk = os.read(fd, _CHUNK)
             if not chunk:
                 if self._watchdog.fired:
-                    self._timed_out(op)
+                    self._timed_out(op, seconds)
                 try:
                     proc.wait(timeout=1.0)
                 except subprocess.TimeoutExpired:
                     self._fail("crash", op, "the target closed its stdout without replying")
-                self._fail("crash", op, "the target exited without replying")
+                self._died(op)
             buf += chunk
+
+    def _died(self, op: str) -> NoReturn:
+        """The child exited while answering ``op`` (its exit code is added by ``_fail``)."""
+        self._fail("crash", op, "the target exited without replying")
 
     def _parse(self, raw: bytes, request_id: int, op: str) -> dict[str, Any]:
         try:
@@ -328,13 +373,4 @@ class ProcessTarget:
         got = reply.get("id")
         if isinstance(got, bool) or got != request_id:
             self._fail("protocol", op, f"reply has id {got!r}, expected {request_id}")
-        if "error" in reply and reply["error"] is not None:
-            error = reply["error"]
-            message = error.get("message") if isinstance(error, dict) else None
-            if not isinstance(message, str):
-                self._fail("protocol", op, 'error reply without "message" string')
-            raise TargetFailure("error-reply", f"{op}: {message}")
-        result = reply.get("result")
-        if not isinstance(result, dict):
-            self._fail("protocol", op, 'expected "result" to be an object (or an "error")')
-        return result
+        return reply

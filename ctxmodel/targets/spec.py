@@ -34,17 +34,24 @@ def parse_spec(text: str) -> TargetSpec:
     raise UsageError(f"--target {text!r}: expected reference, python:package.module[:object] or exec:COMMAND")
 
 
-def open_target(spec: str | TargetSpec, *, timeout: float = DEFAULT_TIMEOUT) -> Target:
-    """Start a target and read its ``describe``; raises ``TargetError`` when it cannot be driven."""
+def open_target(spec: str | TargetSpec, *, timeout: float = DEFAULT_TIMEOUT, in_process: bool = False) -> Target:
+    """Start a target and read its ``describe``; raises ``TargetError`` when it cannot be driven.
+
+    A ``python:`` target runs in a worker process with ``timeout`` per request, like an ``exec:``
+    one (``ctxmodel.targets.python``); ``in_process=True`` imports it here instead (tests that hand
+    Python objects over), where nothing protects the caller from it.
+    """
     parsed = spec if isinstance(spec, TargetSpec) else parse_spec(spec)
     if parsed.kind == "reference":
         from ctxmodel.targets.reference import ReferenceTarget
 
         return ReferenceTarget()
     if parsed.kind == "python":
-        from ctxmodel.targets.python import PythonTarget
+        from ctxmodel.targets.python import PythonTarget, PythonWorkerTarget
 
-        return PythonTarget(parsed.value)
+        if in_process:
+            return PythonTarget(parsed.value)
+        return PythonWorkerTarget(parsed.value, timeout=timeout)
     from ctxmodel.targets.process import ProcessTarget
 
     return ProcessTarget(parsed.value, timeout=timeout)
