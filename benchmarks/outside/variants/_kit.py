@@ -7,13 +7,15 @@ agent's developer writes as separate functions, so that each variant overrides e
 - pairing: :meth:`Agent.dedupe_tool_uses`, :meth:`Agent.pair`, :meth:`Agent.synthetic`;
 - recovery: :meth:`Agent.cut_candidates` / :meth:`Agent.choose_cut` (the cut choice),
   :meth:`Agent.candidates` (the candidate scan), :meth:`Agent.shrink` (one cut with its notice),
-  :meth:`Agent.degrade` (the degradation loop), :meth:`Agent.recount`, :meth:`Agent.decide`
+  :meth:`Agent.degrade` (the degradation loop, recounting after each cut), :meth:`Agent.recount`, :meth:`Agent.decide`
   (the success decision).
 
 The bodies are ported from the reference at the baseline commit (``visibility.py``, ``normalize.py``,
 ``recover.py``), using only ctxmodel's public names (model, codec, tokens and the constants of
-``recover``/``normalize``), so a variant runs the same against any checkout. A subclass that
-overrides nothing is ``legit_control``: it must pass the gate.
+``recover``/``normalize``), so a variant runs the same against any checkout. One deliberate
+difference: the degradation loop recounts after every cut instead of steering by an estimate (the
+"loop until the recount shrinks" of domain §3.7's review), a choice the contract leaves open. A
+subclass that overrides nothing is ``legit_control``: it must pass the gate.
 """
 
 from __future__ import annotations
@@ -504,14 +506,17 @@ class Agent:
         """Which messages of the truncated history degradation may touch: the visible ones."""
         return self.visible(work)
 
+    def raw_effective(self, history: Sequence[Message]) -> int:
+        return sum(self.raw_message(m) for m in self.effective_history(history))
+
     def degrade(
         self, work: History, mask: list[bool], system_prompt: str, allowed: int, raw_now: int, raw_budget: int, new: int
     ) -> tuple[History, int, int]:
-        """The degradation loop: largest visible text first until the recount fits.
+        """The degradation loop: largest visible text first, each cut sized to the deficit the recount
+        shows, recounting after every cut (the counter caches per block) until the request fits.
 
         Returns (history, how many texts were cut, the recount)."""
         edited = list(work)
-        raw_target = raw_budget
         done = 0
         for unit in self.candidates(work, mask):
             if new <= allowed:
@@ -520,23 +525,15 @@ class Agent:
             assert not isinstance(message.content, str)
             block = message.content[unit.block]
             assert isinstance(block, ToolResult)
-            shrunk = self.shrink(block, unit.item, max(raw_now - raw_target, 1))
+            shrunk = self.shrink(block, unit.item, max(self.raw_effective(edited) - raw_budget, 1))
             if shrunk is None:
                 continue
-            new_block, new_raw = shrunk
             blocks = list(message.content)
-            blocks[unit.block] = new_block
+            blocks[unit.block] = shrunk[0]
             edited[unit.message] = message.with_content(tuple(blocks))
-            raw_now += new_raw - self.counter.raw_block(block)
             done += 1
-            if raw_now <= raw_target:
-                new = self.recount(edited, system_prompt)  # the estimate says it fits: confirm
-                if new > allowed:
-                    raw_target = min(raw_target, raw_now) - 1
-        work = tuple(edited)
-        if done:
-            new = self.recount(work, system_prompt)
-        return work, done, new
+            new = self.recount(edited, system_prompt)
+        return tuple(edited), done, new
 
     def failed(self, source: History, prev: int, reason: str) -> dict[str, Any]:
         return {

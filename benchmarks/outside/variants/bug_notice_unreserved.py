@@ -1,28 +1,35 @@
-"""A text is cut to ``max(200, len - chars_to_free)`` characters and the notice appended, with no room reserved for
-the notice and no check that the block got smaller, so a text just above the floor grows.
+"""Degradation cuts every visible tool-result text above the floor to the 200-character floor plus the notice, with
+no room reserved for the notice and no check per block, so a text of 201-272 characters grows while the big
+ones pay for it.
 
 Breaks: contract §4 rule 5 (every edited block strictly shrinks, in characters and in tokens, notice included);
 domain §3.7 review finding 1.
-Code path: the cut size (``shrink``).
+Code path: the degradation loop (``degrade``): one pass over all candidates, then one recount.
 """
 
-import math
-
-from _kit import FLOOR_CHARS, Agent, cut_text, text_of, textual_chars, with_text
+from _kit import FLOOR_CHARS, Agent, ToolResult, cut_text, text_of, with_text
 
 
 class V(Agent):
     name = "bug-notice-unreserved"
 
-    def shrink(self, block, item, raw_to_free):
-        text = text_of(block, item)
-        old_raw = self.counter.raw_block(block)
-        if old_raw <= 0 or len(text) <= FLOOR_CHARS:
-            return None
-        chars_per_token = max(textual_chars(block), 1) / old_raw
-        keep = max(FLOOR_CHARS, len(text) - math.ceil(raw_to_free * chars_per_token))
-        new_block = with_text(block, item, cut_text(text, keep))
-        return new_block, self.counter.raw_block(new_block)
+    def degrade(self, work, mask, system_prompt, allowed, raw_now, raw_budget, new):
+        edited = list(work)
+        done = 0
+        for unit in self.candidates(work, mask):
+            if unit.chars <= FLOOR_CHARS:
+                continue
+            message = edited[unit.message]
+            block = message.content[unit.block]
+            assert isinstance(block, ToolResult)
+            blocks = list(message.content)
+            blocks[unit.block] = with_text(block, unit.item, cut_text(text_of(block, unit.item), FLOOR_CHARS))
+            edited[unit.message] = message.with_content(tuple(blocks))
+            done += 1
+        if not done:
+            return work, 0, new
+        work = tuple(edited)
+        return work, done, self.recount(work, system_prompt)
 
 
 describe, normalize, effective, request, recover, count = V().ops()
