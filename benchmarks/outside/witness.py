@@ -1,0 +1,410 @@
+"""A hand-written witness for every bug variant: one input on which it breaks the contract.
+
+It shows that each injected mistake is real (the variant breaks the clause its docstring names on
+this input, and ``legit_control`` does not), and it is the answer to "what input would the gate have
+needed" for a variant the gate misses. Judged with the checkout's reference counter and visibility,
+run in-process (no Hypothesis, seconds):
+
+    cd /tmp/ctxbase && PYTHONPATH=/tmp/ctxbase python /work/main/benchmarks/outside/witness.py
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "variants"))
+
+from ctxmodel import codec  # noqa: E402
+from ctxmodel.oracle import validate  # noqa: E402
+from ctxmodel.recover import allowed_tokens  # noqa: E402
+from ctxmodel.tokens import get_counter  # noqa: E402
+from ctxmodel.visibility import effective, visible_mask  # noqa: E402
+
+C = get_counter("zoo")
+Json = dict[str, Any]
+WITNESSES: dict[str, Callable[[Any], list[str]]] = {}
+PROSE = "The quick brown fox jumps over the lazy dog while the build log scrolls past. "
+
+
+def witness(*names: str) -> Callable[[Callable[[Any], list[str]]], Callable[[Any], list[str]]]:
+    def register(fn: Callable[[Any], list[str]]) -> Callable[[Any], list[str]]:
+        for name in names:
+            WITNESSES[name] = fn
+        return fn
+
+    return register
+
+
+# ------------------------------------------------------------------ building histories
+
+
+def user(content: Any, **meta: Any) -> Json:
+    return {"role": "user", "content": content, **meta}
+
+
+def assistant(content: Any, **meta: Any) -> Json:
+    return {"role": "assistant", "content": content, **meta}
+
+
+def use(tid: str) -> Json:
+    return {"type": "tool_use", "id": tid, "name": "read_file", "input": {"path": f"{tid}.py"}}
+
+
+def result(tid: str, content: Any, **extra: Any) -> Json:
+    return {"type": "tool_result", "tool_use_id": tid, "content": content, **extra}
+
+
+def text(s: str) -> Json:
+    return {"type": "text", "text": s}
+
+
+def prose(chars: int) -> str:
+    return (PROSE * (chars // len(PROSE) + 1))[:chars]
+
+
+def recount(messages: list[Json], system_prompt: str = "", mod: Any = None) -> int:
+    """The harness's recount: system prompt plus the effective history (the target's own ``effective``)."""
+    shown = (
+        effective(codec.load(messages))
+        if mod is None
+        else codec.load(mod.effective({"messages": messages})["messages"])
+    )
+    return C.count_text(system_prompt) + C.count_messages(shown)
+
+
+def window(allowed: int) -> int:
+    """A ``contextWindow`` giving exactly ``allowed`` with ``maxTokens`` 1."""
+    w = max(2, (allowed + 1) * 10 // 9 - 2)
+    while allowed_tokens(w, 1) < allowed:
+        w += 1
+    assert allowed_tokens(w, 1) == allowed, allowed
+    return w
+
+
+def recover_params(messages: list[Json], allowed: int, system_prompt: str = "") -> Json:
+    return {
+        "messages": messages,
+        "contextWindow": window(allowed),
+        "maxTokens": 1,
+        "systemPrompt": system_prompt,
+        "totalTokens": recount(messages, system_prompt) - C.count_messages(codec.load(messages[-1:])),
+    }
+
+
+# ------------------------------------------------------------------ judging a recovery
+
+
+def judge_recover(mod: Any, params: Json) -> list[str]:
+    given = copy.deepcopy(params)
+    out = mod.recover(params)
+    found: list[str] = []
+    if params != given:
+        found.append("input mutated (§1)")
+    if out["error"] is not None:
+        return found
+    allowed = allowed_tokens(given["contextWindow"], given["maxTokens"])
+    prev = recount(given["messages"], given["systemPrompt"], mod)
+    new = recount(out["messages"], given["systemPrompt"], mod)
+    if new > allowed:
+        found.append(f"success at {new} > {allowed} allowed (§4 rule 7)")
+    if prev > allowed and new >= prev:
+        found.append(f"success without progress: {prev} -> {new} (§4 rule 6)")
+    if out["newContextTokens"] <= allowed < new:
+        found.append(f"reported {out['newContextTokens']} fits, recount {new} (§4 rule 9)")
+    result_history = codec.load(out["messages"])
+    shown = visible_mask(result_history)
+    pairs = []
+    source = iter(given["messages"])
+    for i, m in enumerate(out["messages"]):
+        if m.get("isTruncationMarker") and m.get("truncationId") == out["truncationId"]:
+            continue
+        pairs.append((next(source), m, shown[i]))
+    for before, after, visible in pairs:
+        if before.get("content") == after.get("content"):
+            continue
+        if not visible:
+            found.append("hidden message edited (§4 rule 5)")
+            continue
+        for b, a in zip(before["content"], after["content"], strict=True):
+            if b == a or b.get("type") != "tool_result":
+                continue
+            old, new_ = codec.load_block(b, "b"), codec.load_block(a, "a")
+            if C.raw_block(new_) >= C.raw_block(old):
+                found.append("edited block did not shrink in tokens (§4 rule 5)")
+            texts = (
+                [(b["content"], a["content"])]
+                if isinstance(b["content"], str)
+                else [(x.get("text", ""), y.get("text", "")) for x, y in zip(b["content"], a["content"], strict=True)]
+            )
+            if any(len(y) >= len(x) for x, y in texts if x != y):
+                found.append("edited text did not shrink in characters (§4 rule 5)")
+    return found
+
+
+# ------------------------------------------------------------------ recovery witnesses
+
+
+def big_first_message() -> tuple[list[Json], int]:
+    """A first message (never hidden) too big for the budget; hiding the rest helps but cannot fit."""
+    h = [user(prose(1200)), assistant("ok " + prose(300)), user(prose(300)), assistant("done"), user("next step")]
+    after = recount([h[0], user("[Sliding window truncation: 3 messages hidden to reduce context]"), *h[4:]])
+    return h, after - 5
+
+
+@witness("bug_success_any_progress", "bug_cut_plan_trusted")
+def w_best_cut(mod: Any) -> list[str]:
+    h, allowed = big_first_message()
+    return judge_recover(mod, recover_params(h, allowed))
+
+
+@witness("bug_degrade_trusts_request")
+def w_floor(mod: Any) -> list[str]:
+    h = [user("fix the bug"), assistant([use("t1")]), user([result("t1", prose(3000))])]
+    floor = [h[0], h[1], user([result("t1", prose(200) + "\n[Tool result truncated: 2800 characters removed]")])]
+    return judge_recover(mod, recover_params(h, recount(floor) - 20))
+
+
+@witness("bug_recount_no_system")
+def w_system(mod: Any) -> list[str]:
+    h = [user("hello " + prose(100))]
+    system = prose(400)
+    return judge_recover(mod, recover_params(h, recount(h) + 5, system))
+
+
+@witness("bug_zero_progress_success")
+def w_zero(mod: Any) -> list[str]:
+    h = [user(prose(2000))]
+    return judge_recover(mod, recover_params(h, recount(h) - 10))
+
+
+@witness("bug_count_skips_markers")
+def w_marker(mod: Any) -> list[str]:
+    h = [user("task"), assistant(prose(400)), user(prose(400)), assistant("done"), user("next")]
+    without_marker = recount([h[0], *h[3:]])
+    return judge_recover(mod, recover_params(h, without_marker + 3))
+
+
+def condensed_case() -> tuple[list[Json], int]:
+    """A condensed (hidden) big result before the summary, two visible results after it."""
+    h = [
+        user("task"),
+        assistant([use("old")], condenseParent="c1"),
+        user([result("old", prose(6000))], condenseParent="c1"),
+        user("## Conversation Summary\nwe read old.py", isSummary=True, condenseId="c1"),
+        assistant([use("t1"), use("t2")]),
+        user([result("t1", prose(3000)), result("t2", prose(2500))]),
+    ]
+    return h, recount(h) - 300
+
+
+@witness("bug_shrink_condensed")
+def w_condensed(mod: Any) -> list[str]:
+    h, allowed = condensed_case()
+    return judge_recover(mod, recover_params(h, allowed))
+
+
+@witness("bug_shrink_by_tool_id")
+def w_same_id(mod: Any) -> list[str]:
+    h, allowed = condensed_case()
+    h[1]["content"] = [use("t1")]  # the condensed call used the id the visible one reuses
+    h[2]["content"] = [result("t1", prose(6000))]
+    return judge_recover(mod, recover_params(h, allowed))
+
+
+@witness("bug_shrink_stale_mask")
+def w_stale(mod: Any) -> list[str]:
+    h = [
+        user("task " + prose(800)),
+        assistant([use("t1")]),
+        user([result("t1", prose(4000))]),
+        assistant("read it"),
+        user("now the second"),
+        assistant([use("t2")]),
+        user([result("t2", prose(2000))]),
+    ]
+    cut = [h[0], user("[Sliding window truncation: 4 messages hidden to reduce context]"), *h[5:]]
+    return judge_recover(mod, recover_params(h, recount(cut) - 200))
+
+
+@witness("bug_notice_unreserved")
+def w_unreserved(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t1", prose(3000)), result("t2", prose(240))])]
+    return judge_recover(mod, recover_params(h, recount(h) - 300))
+
+
+@witness("bug_notice_chars_guard")
+def w_chars(mod: Any) -> list[str]:
+    tail = " " * 600  # a padded table: many characters, few tokens
+    h = [
+        user("task"),
+        assistant([use("t1"), use("t2")]),
+        user([result("t1", prose(300) + tail), result("t2", prose(800))]),
+    ]
+    return judge_recover(mod, recover_params(h, recount(h) - 12))
+
+
+@witness("bug_notice_tokens_only")
+def w_tokens(mod: Any) -> list[str]:
+    dense = "数据库连接失败请检查配置文件" * 18  # 252 CJK characters
+    h = [user("task"), assistant([use("t1")]), user([result("t1", dense[:250])])]
+    return judge_recover(mod, recover_params(h, recount(h) - 3))
+
+
+@witness("bug_mutates_degraded_block")
+def w_mutate(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1")]), user([result("t1", prose(3000))])]
+    return judge_recover(mod, recover_params(h, recount(h) - 200))
+
+
+# ------------------------------------------------------------------ visibility witnesses
+
+
+def judge_effective(mod: Any, messages: list[Json]) -> list[str]:
+    want = codec.dump(effective(codec.load(messages)))
+    got = mod.effective({"messages": copy.deepcopy(messages)})["messages"]
+    return [] if got == want else [f"effective has {len(got)} messages, §2 says {len(want)}"]
+
+
+@witness("bug_vis_slice_ignores_condense")
+def w_vis_slice(mod: Any) -> list[str]:
+    return judge_effective(
+        mod,
+        [
+            user("## Conversation Summary\nfirst", isSummary=True, condenseId="c1"),
+            user("condensed by the next summary", condenseParent="c2"),
+            user("## Conversation Summary\nsecond", isSummary=True, condenseId="c2"),
+            user("after", condenseParent="c1"),  # condensed by an existing summary: hidden
+            user("last"),
+        ],
+    )
+
+
+@witness("bug_vis_dangling_parent_hides")
+def w_vis_dangling(mod: Any) -> list[str]:
+    return judge_effective(mod, [user("task"), assistant("x", truncationParent="rewound"), user("last")])
+
+
+@witness("bug_vis_first_summary")
+def w_vis_first(mod: Any) -> list[str]:
+    return judge_effective(
+        mod,
+        [
+            user("## Conversation Summary\nfirst", isSummary=True, condenseId="c1"),
+            user("old"),
+            user("## Conversation Summary\nsecond", isSummary=True, condenseId="c2"),
+            user("new"),
+        ],
+    )
+
+
+@witness("bug_vis_markers_in_slice")
+def w_vis_markers(mod: Any) -> list[str]:
+    return judge_effective(
+        mod,
+        [
+            user("task"),
+            user("[Sliding window truncation: 2 messages hidden to reduce context]", isTruncationMarker=True,
+                 truncationId="m1"),
+            user("## Conversation Summary\ns", isSummary=True, condenseId="c1"),
+            user("tagged after the summary", truncationParent="m1"),
+            user("last"),
+        ],
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------ pairing witnesses
+
+
+def run_normalize(mod: Any, messages: list[Json]) -> tuple[list[Json], list[str]]:
+    given = copy.deepcopy(messages)
+    out = mod.normalize({"messages": messages})["messages"]
+    found = [] if messages == given else ["input mutated (§1)"]
+    found += [f"oracle: {v.message[:80]}" for v in validate(codec.load(out))]
+    return out, found
+
+
+@witness("bug_norm_keep_order", "bug_normalize_sorts_in_place")
+def w_order(mod: Any) -> list[str]:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t1", "a"), image, result("t2", "b")])]
+    return run_normalize(mod, h)[1]
+
+
+@witness("bug_norm_dup_results")
+def w_dup(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1")]), user([result("t1", "partial"), result("t1", "final")])]
+    out, found = run_normalize(mod, h)
+    n = sum(1 for b in out[2]["content"] if b.get("type") == "tool_result")
+    return found + ([f"{n} results for t1 (§3 rule 1)"] if n != 1 else [])
+
+
+@witness("bug_norm_synthetic_unmarked")
+def w_unmarked(mod: Any) -> list[str]:
+    out, found = run_normalize(mod, [user("task"), assistant([use("t1")]), user("what happened?")])
+    synth = out[2]["content"][0]
+    marked = synth.get("is_error") is True or "interrupt" in str(synth.get("content")).lower()
+    return found + ([] if marked else ["synthetic result unmarked (§3 rule 3)"])
+
+
+@witness("bug_norm_relabel_early")
+def w_relabel(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1")]), user([result("stale", "orphan"), result("t1", "genuine")])]
+    out, found = run_normalize(mod, h)
+    kept = [b["content"] for b in out[2]["content"] if b.get("type") == "tool_result"]
+    return found + ([] if kept == ["genuine"] else [f"t1 now holds {kept} (§3 rules 2, 4)"])
+
+
+@witness("bug_norm_string_dropped")
+def w_string(mod: Any) -> list[str]:
+    out, found = run_normalize(mod, [user("task"), assistant([use("t1")]), user("no, use the other file")])
+    kept = any(b.get("text") == "no, use the other file" for b in out[2]["content"] if isinstance(b, dict))
+    return found + ([] if kept else ["string content lost (§3 rule 6)"])
+
+
+@witness("bug_norm_positional_ids")
+def w_positional(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t2", "two"), result("t1", "one")])]
+    out, found = run_normalize(mod, h)
+    got = {b["tool_use_id"]: b["content"] for b in out[2]["content"] if b.get("type") == "tool_result"}
+    return found + ([] if got == {"t1": "one", "t2": "two"} else [f"results cross-wired: {got} (§3 rule 2)"])
+
+
+@witness("bug_norm_global_ids")
+def w_global(mod: Any) -> list[str]:
+    h = [
+        user("task"),
+        assistant([use("t1")]),
+        user([result("t1", "one")]),
+        assistant([use("t2")]),
+        user([result("t2", "two"), result("t1", "one again")]),
+    ]
+    return run_normalize(mod, h)[1]
+
+
+def main() -> int:
+    control = importlib.import_module("legit_control")
+    names = sorted(p.stem for p in (HERE / "variants").glob("bug_*.py"))
+    bad = 0
+    print("| variant | witness: what the variant breaks | control on it |")
+    print("|---|---|---|")
+    for name in names:
+        fn = WITNESSES.get(name)
+        if fn is None:
+            print(f"| {name} | (no witness) | |")
+            bad += 1
+            continue
+        got = fn(importlib.import_module(name))
+        clean = fn(control)
+        bad += (not got) + bool(clean)
+        print(f"| {name} | {'; '.join(sorted(set(got))) or '**nothing**'} | {'; '.join(clean) or 'clean'} |")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
