@@ -13,6 +13,7 @@ text block), the helpers accept every allowed choice.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -145,8 +146,54 @@ def conversion_holds(text_block: Mapping[str, Any], result: Mapping[str, Any]) -
     return isinstance(text, str) and all(t in text for t in result_texts(result))
 
 
+#: Integers up to this magnitude are exact doubles; beyond it a number is rounded as a double is.
+_EXACT_INT = 2**53
+
+
+def _number(value: int | float) -> int | float:
+    """A JSON number as the IEEE double a JavaScript agent (and the API) reads it (contract §1):
+    ``0.0``, ``-0.0`` and ``0``, ``1e2`` and ``100`` are one value, written the one way."""
+    if isinstance(value, int):
+        if -_EXACT_INT <= value <= _EXACT_INT:
+            return value
+        try:
+            value = float(value)
+        except OverflowError:  # JSON.parse reads 1e400 as Infinity
+            return math.inf if value > 0 else -math.inf
+    if value.is_integer() and -_EXACT_INT <= value <= _EXACT_INT:
+        return int(value)
+    return value
+
+
+def _by_value(value: Any) -> Any:
+    """``value`` with every number replaced by :func:`_number` (bools stay bools)."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is dict:
+        return {k: _by_value(v) for k, v in value.items()}
+    if kind is list:
+        return [_by_value(v) for v in value]
+    if kind is int:
+        return value if -_EXACT_INT <= value <= _EXACT_INT else _number(value)
+    if kind is float:
+        return _number(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _by_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_by_value(v) for v in value]
+    if isinstance(value, int | float):
+        return _number(value)
+    return value
+
+
 def canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    """A key for content equality (contract §1): JSON equality, objects by key, numbers by value as
+    IEEE doubles, ``true`` never equal to ``1``. A target that reads with ``JSON.parse`` and writes
+    with ``JSON.stringify`` (``{"x": 0.0}`` back as ``{"x": 0}``) edits nothing."""
+    return json.dumps(_by_value(value), sort_keys=True, ensure_ascii=False)
 
 
 def short(value: Any, limit: int = 80) -> str:
