@@ -78,3 +78,10 @@ class ProtocolTwo(O200kBase):
 class WrongTypes(O200kBase):
     name = "declares-wrong-types"
     extra: ClassVar[dict[str, Any]] = {"version": 3}
+
+
+class NormalizeOnly(O200kBase):
+    """A correct target that offers normalize and nothing else."""
+
+    name = "declares-normalize-only"
+    ops: ClassVar[list[str]] = ["describe", "normalize"]
