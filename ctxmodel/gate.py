@@ -134,14 +134,20 @@ def judge_primary(prop: Property, probe: Probe, params: dict[str, Any]) -> tuple
 
 
 def replay(
-    fixture: Fixture, target: Target, *, policies: Mapping[str, str] | None = None, source: str = ""
+    fixture: Fixture,
+    target: Target,
+    *,
+    policies: Mapping[str, str] | None = None,
+    source: str = "",
+    resolve: Callable[[str], Property] | None = None,
 ) -> Judgement:
     """Run the fixture's property once on its params, by value (contract §8). The fixture's recorded
-    policies are what its check judged against, so they are the base; ``policies`` override them."""
-    from ctxmodel.properties.registry import get
-
+    policies are what its check judged against, so they are the base; ``policies`` override them.
+    ``resolve`` finds the property by id (the registry's by default)."""
+    if resolve is None:
+        from ctxmodel.properties.registry import get as resolve
     try:
-        prop = get(fixture.property)
+        prop = resolve(fixture.property)
     except KeyError:
         raise FixtureError(source, "property", f"unknown property {fixture.property!r}") from None
     chosen = resolve_policies(fixture.policies, policies)

@@ -12,8 +12,9 @@ mutant left in a database; it is derandomized, has no database, and suppresses
 ``differing_executors`` (mutmut calls the same test functions again in one process).
 
 Every profile: ``deadline=None`` (process targets on shared machines are slow and jittery,
-pitfall 9), ``report_multiple_bugs=False`` (one failure per property, the shrunk one replayed
-last, so the fixture is that one), and ``too_slow`` suppressed (pitfall 18).
+pitfall 9), ``report_multiple_bugs=True`` (each distinct finding kind raises its own exception
+type, so Hypothesis keeps generating after the first bug, shrinks every kind on its own and replays
+each kind's minimal example last: contract §8), and ``too_slow`` suppressed (pitfall 18).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Profile:
             derandomize=self.derandomize,
             phases=self.phases,
             print_blob=self.print_blob,
-            report_multiple_bugs=False,
+            report_multiple_bugs=True,
             suppress_health_check=quiet,
         )
 

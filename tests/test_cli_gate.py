@@ -16,8 +16,8 @@ from click.testing import CliRunner, Result
 from hypothesis import strategies as st
 
 from ctxmodel.cli import cli
-from ctxmodel.properties import catalogue
-from ctxmodel.properties.catalogue import Finding, Probe, Property
+from ctxmodel.properties import catalogue, registry
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 
 ROOT = Path(__file__).parent.parent
 FAULTY = ROOT / "tests" / "targets" / "faulty"
@@ -28,8 +28,8 @@ def _params(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({"messages": st.lists(st.just({"role": "user", "content": "a"}), max_size=3)})
 
 
-def _answers(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
-    reply = probe.call("normalize", params)
+def _answers(probe: Probe, ex: Exchange) -> Iterable[Finding]:
+    reply = ex.result
     if not isinstance(reply.get("messages"), list):
         yield Finding.fail("normalize: no messages array in the reply", "{'messages': [...]}")
 
@@ -42,7 +42,7 @@ DEMO = Property(
 @pytest.fixture
 def demo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A toy property in the registry for this test only, and a scratch working directory."""
-    catalogue.all_properties()
+    registry.all_properties()
     monkeypatch.setitem(catalogue._REGISTRY, DEMO.id, DEMO)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / ".hypothesis"))
@@ -85,9 +85,11 @@ def test_a_crash_fails_writes_a_fixture_that_replays(demo: Path) -> None:
     spec = faulty("crash_on_input.py")
     result = ctxmodel("check", "--target", spec, "--property", "zz-demo", "--profile", "ci", "--max-examples", "20")
     assert result.exit_code == 1, result.output
-    (path,) = (demo / "ctxmodel-fixtures").glob("zz-demo.answers-*.json")
+    (path,) = (demo / "ctxmodel-fixtures").glob("target-crash-*.json")  # a target fault is its own kind
     assert json.loads(path.read_text())["params"]["messages"] == [{"role": "user", "content": "a"}] * 2
-    assert "the target did not answer: crash: normalize: the target exited without replying" in result.output
+    assert "the target did not answer normalize: crash: normalize: the target exited without replying" in (
+        result.output
+    )
     assert f"Reproduce with: ctxmodel replay ctxmodel-fixtures/{path.name} --target {shlex.quote(spec)}" in (
         result.output
     )

@@ -19,10 +19,10 @@ from ctxmodel.fixtures import (
     fixture_name,
     load_fixture,
     promote,
-    replay,
     write_atomic,
 )
-from ctxmodel.properties.catalogue import Finding, Probe, Property
+from ctxmodel.gate import replay
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.targets import open_target
 
 
@@ -30,8 +30,8 @@ def _params(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:
     return st.just({"messages": []})
 
 
-def _no_two_users(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
-    reply = probe.call("normalize", params)
+def _no_two_users(probe: Probe, ex: Exchange) -> Iterable[Finding]:
+    reply = ex.result
     roles = [m["role"] for m in reply["messages"]]
     if roles[:2] == ["user", "user"]:
         yield Finding.fail("messages.1: a second user message", "alternating roles")

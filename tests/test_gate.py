@@ -15,9 +15,10 @@ import pytest
 from hypothesis import strategies as st
 
 from ctxmodel import exitcodes, gate
+from ctxmodel import report as rep
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.profiles import get_profile
-from ctxmodel.properties.catalogue import Finding, Probe, Property
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.targets import open_target
 from ctxmodel.targets.base import Target
 
@@ -36,28 +37,26 @@ def _tiny(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({"messages": st.lists(st.just({"role": "user", "content": "a"}), max_size=3)})
 
 
-def _returns_messages(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
-    reply = probe.call("normalize", params)
+def _returns_messages(probe: Probe, ex: Exchange) -> Iterable[Finding]:
+    reply = ex.result
     if not isinstance(reply.get("messages"), list):
         yield Finding.fail("normalize: the reply has no messages array", "{'messages': [...]}")
 
 
-def _no_bb(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
+def _no_bb(probe: Probe, ex: Exchange) -> Iterable[Finding]:
     """A toy property every target fails: no reply message may read "bb" (so shrinking has a known end)."""
-    reply = probe.call("normalize", params)
+    reply = ex.result
     for i, message in enumerate(reply["messages"]):
         if "bb" in message["content"]:
             yield Finding.fail(f"messages.{i}: reads bb", "no bb anywhere")
 
 
-def _warns(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
-    probe.call("normalize", params)
-    if params["messages"]:
+def _warns(probe: Probe, ex: Exchange) -> Iterable[Finding]:
+    if ex.params["messages"]:
         yield Finding.warn("a toy warning, the same every time")
 
 
-def _effective_answers(probe: Probe, params: dict[str, Any]) -> Iterable[Finding]:
-    probe.call("effective", params)
+def _effective_answers(probe: Probe, ex: Exchange) -> Iterable[Finding]:
     return ()
 
 
@@ -89,7 +88,6 @@ def run(target: Target, props: list[Property], tmp_path: Path, spec: str = "refe
         policies=target.description.policies,
         profile=get_profile("ci"),
         fixtures_dir=tmp_path / "fx",
-        target_spec=spec,
         max_examples=kw.pop("max_examples", 30),
         database=None,
         **kw,
@@ -115,37 +113,38 @@ def test_a_failure_is_shrunk_and_written_before_it_is_reported(tmp_path: Path) -
         [COUNT],
         tmp_path,
         max_examples=100,
-        on_outcome=lambda o: seen.append(o.fixture is not None and o.fixture.exists()),
+        on_outcome=lambda o: seen.append(bool(o.fixtures) and all(f.exists() for f in o.fixtures)),
     )
     (outcome,) = report.outcomes
     assert outcome.status == "failed" and seen == [True]
     assert gate.exit_code(report.outcomes) == exitcodes.FAILED
-    assert outcome.params == {"messages": [{"role": "user", "content": "bb"}]}  # shrunk to the minimum
-    text = gate.format_failure(outcome, "reference")
+    assert outcome.kinds[0].params == {"messages": [{"role": "user", "content": "bb"}]}  # shrunk to the minimum
+    text = rep.format_failure(outcome, "reference")
     assert "found:    messages.0: reads bb" in text and "required: no bb anywhere" in text
     assert "minimal input:" in text and "normalize returned:" in text
-    fixture = load_fixture(outcome.fixture)  # type: ignore[arg-type]
+    fixture = load_fixture(outcome.kinds[0].fixture)  # type: ignore[arg-type]
     assert fixture.property == "toy.count" and fixture.op == "normalize"
-    assert fixture.params == outcome.params
+    assert fixture.params == outcome.kinds[0].params
     assert fixture.observed[0]["op"] == "normalize" and "result" in fixture.observed[0]
     assert fixture.target == {"name": "ctxmodel-reference", "version": "0.1.0"}
     assert fixture.found["hypothesis"] and fixture.found["seed"] == 0
     assert "contract §3.6" in fixture.note
-    assert outcome.fixture is not None and outcome.fixture.name.startswith("toy.count-")
+    assert outcome.kinds[0].fixture is not None and outcome.kinds[0].fixture.name.startswith("toy.count-")
 
 
 def test_same_failure_same_file_and_reproduce_line(tmp_path: Path) -> None:
     target = open_target("python:tests.targets.faulty.raising")
     first = run(target, [SHAPE], tmp_path).outcomes[0]
     second = run(target, [SHAPE], tmp_path).outcomes[0]
-    assert first.fixture == second.fixture
+    assert first.kinds[0].fixture == second.kinds[0].fixture
     assert len(list((tmp_path / "fx").glob("*.json"))) == 1
-    text = gate.format_failure(first, "python:tests.targets.faulty.raising")
-    assert "FAILED toy.shape (contract §7)" in text
+    text = rep.format_failure(first, "python:tests.targets.faulty.raising")
+    assert "FAILED target-exception (contract §7)" in text  # a target fault is its own kind
     assert "IndexError" in text and "raising.py" in text
-    assert f"Reproduce with: ctxmodel replay {first.fixture} --target python:tests.targets.faulty.raising" in text
+    fixture_path = first.kinds[0].fixture
+    assert f"Reproduce with: ctxmodel replay {fixture_path} --target python:tests.targets.faulty.raising" in text
     # The minimal input that makes it raise: exactly two messages.
-    assert first.params is not None and len(first.params["messages"]) == 2
+    assert first.kinds[0].params is not None and len(first.kinds[0].params["messages"]) == 2
 
 
 @pytest.mark.parametrize(
@@ -165,10 +164,11 @@ def test_faulty_process_targets_fail_one_property_and_the_run_goes_on(tmp_path: 
         target.close()
     shape, effective = report.outcomes
     assert shape.status == "failed" and effective.status == "passed"
-    assert shape.params is not None and len(shape.params["messages"]) == 2  # shrunk to the trigger
-    fixture = json.loads(shape.fixture.read_text())  # type: ignore[union-attr]
+    assert shape.kinds[0].params is not None and len(shape.kinds[0].params["messages"]) == 2  # shrunk to the trigger
+    fixture = json.loads(shape.kinds[0].fixture.read_text())  # type: ignore[union-attr]
     assert fixture["observed"][-1]["failure"].startswith(f"{kind}: normalize:")
-    assert f"the target did not answer: {kind}" in gate.format_failure(shape, spec)
+    assert f"the target did not answer normalize: {kind}" in rep.format_failure(shape, spec)
+    assert shape.kinds[0].key == f"target-{kind}"
 
 
 @pytest.mark.parametrize(("script", "match"), [("wrong_id.py", "reply has id"), ("huge.py", "larger than 32 MB")])
@@ -181,9 +181,9 @@ def test_protocol_breaks_on_every_input_still_give_a_fixture(tmp_path: Path, scr
         target.close()
     shape, effective = report.outcomes
     assert shape.status == "failed" and effective.status == "passed"
-    assert shape.params == {"messages": []}
+    assert shape.kinds[0].params == {"messages": []}
     assert match in shape.failures[0].message
-    assert shape.fixture is not None and shape.fixture.exists()
+    assert shape.kinds[0].fixture is not None and shape.kinds[0].fixture.exists()
 
 
 def test_missing_ops_skip_and_warnings_never_fail(tmp_path: Path) -> None:
@@ -204,8 +204,8 @@ def test_missing_ops_skip_and_warnings_never_fail(tmp_path: Path) -> None:
     (outcome,) = run(Lenient(), [WARNS], tmp_path).outcomes
     assert outcome.status == "passed"
     assert outcome.warnings_total == 1 and len(outcome.warnings) == 1  # deduplicated
-    assert "a toy warning" in gate.format_warnings([outcome])
-    assert "passed, 1 warning(s)" in gate.format_summary([outcome])
+    assert "a toy warning" in rep.format_warnings([outcome])
+    assert "passed, 1 warning(s)" in rep.format_summary([outcome])
 
 
 def test_explicit_examples_run_first(tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ def test_explicit_examples_run_first(tmp_path: Path) -> None:
     target = open_target("python:tests.targets.faulty.raising")
     report = run(target, [SHAPE], tmp_path, max_examples=1, regressions={"toy.shape": [trigger]})
     (outcome,) = report.outcomes
-    assert outcome.status == "failed" and outcome.params == trigger and outcome.examples == 1
+    assert outcome.status == "failed" and outcome.kinds[0].params == trigger and outcome.examples == 1
     replay_only = gate.run_property(
         SHAPE,
         target,
@@ -221,7 +221,6 @@ def test_explicit_examples_run_first(tmp_path: Path) -> None:
         tokenizer="zoo",
         profile=get_profile("replay"),
         fixtures_dir=tmp_path,
-        target_spec="x",
         database=None,
         examples=[{"messages": []}],
     )
@@ -231,9 +230,9 @@ def test_explicit_examples_run_first(tmp_path: Path) -> None:
 def test_summary_junit_and_exit_codes(tmp_path: Path) -> None:
     target = open_target("python:tests.targets.faulty.raising")
     report = run(target, [SHAPE, RECOVER], tmp_path)
-    summary = gate.format_summary(report.outcomes)
+    summary = rep.format_summary(report.outcomes)
     assert "toy.shape" in summary and "FAILED" in summary and "skipped: target has no recover" in summary
-    root = ElementTree.fromstring(gate.junit_xml(report.outcomes, target_spec="python:x"))
+    root = ElementTree.fromstring(rep.junit_xml(report.outcomes, target_spec="python:x"))
     assert root.get("tests") == "2" and root.get("failures") == "1" and root.get("skipped") == "1"
     cases = {case.get("name"): case for case in root.iter("testcase")}
     assert cases["toy.shape"].find("failure") is not None
@@ -258,11 +257,11 @@ def test_the_example_database_is_kept_and_replays_the_failure(tmp_path: Path) ->
 
     db = DirectoryBasedExampleDatabase(str(tmp_path / "db"))
     first = gate.run_gate(open_target("reference"), [COUNT], policies={}, profile=get_profile("ci"),
-                          fixtures_dir=tmp_path / "fx", target_spec="reference", max_examples=100, database=db)
+                          fixtures_dir=tmp_path / "fx", max_examples=100, database=db)
     assert first.outcomes[0].status == "failed"
     assert any((tmp_path / "db").rglob("*")), "the failure was not saved to the database"
     again = gate.run_gate(open_target("reference"), [COUNT], policies={}, profile=get_profile("ci"),
-                          fixtures_dir=tmp_path / "fx2", target_spec="reference", max_examples=100, database=db,
+                          fixtures_dir=tmp_path / "fx2", max_examples=100, database=db,
                           seed=12345)
     assert again.outcomes[0].status == "failed"
     assert again.outcomes[0].examples <= 3, "a different seed should still replay the stored failure first"
@@ -283,3 +282,64 @@ def test_a_run_draws_no_constants_mined_from_loaded_modules() -> None:
     with _without_local_constants():
         assert len(providers._get_local_constants()) == 0
     assert len(providers._get_local_constants()) > 0
+
+
+@pytest.mark.slow
+def test_two_bugs_in_one_property_give_two_fixtures_each_replaying_its_own(tmp_path: Path) -> None:
+    from ctxmodel.fixtures import load_fixture as load
+    from ctxmodel.gate import replay
+    from ctxmodel.properties.registry import get
+
+    spec = "python:tests.targets.two_bugs:ImagesAndDuplicates"
+    target = open_target(spec)
+    report = run(target, [get("normalize.results-lead")], tmp_path, spec=spec, max_examples=200)
+    (outcome,) = report.outcomes
+    keys = {k.key for k in outcome.kinds}
+    assert {"normalize.results-lead/result-after-image", "normalize.results-lead/duplicate-result"} <= keys, keys
+    for kind in outcome.kinds:
+        fixture = load(kind.fixture)  # type: ignore[arg-type]
+        assert fixture.kind == kind.key
+        verdict = replay(fixture, target)
+        assert {f.code for f in verdict.failures} == {kind.key.split("/")[1]}, (kind.key, verdict.failures)
+    assert len(outcome.fixtures) == len(outcome.kinds)
+    assert f"FAILED ({len(outcome.kinds)} kinds)" in rep.format_summary(report.outcomes)
+
+
+def test_a_warning_keeps_its_input_and_fixture_and_strict_fails_on_it(tmp_path: Path) -> None:
+    class Lenient:
+        description = open_target("reference").description
+
+        def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+            return {"messages": params["messages"]}
+
+        def close(self) -> None:
+            pass
+
+    (outcome,) = run(Lenient(), [WARNS], tmp_path).outcomes
+    assert outcome.status == "passed" and len(outcome.warned) == 1
+    (kind,) = outcome.warned
+    assert kind.params["messages"] and kind.fixture is not None
+    assert load_fixture(kind.fixture).severity == "warn"
+    assert str(kind.fixture) in rep.format_warnings([outcome])
+    (strict,) = run(Lenient(), [WARNS], tmp_path, strict=True).outcomes
+    assert strict.status == "failed" and strict.kinds[0].params["messages"]
+
+
+def test_the_deadline_and_max_failures_leave_the_rest_never_run(tmp_path: Path) -> None:
+    report = run(open_target("reference"), [COUNT, SHAPE, EFFECTIVE], tmp_path, max_failures=1)
+    assert [o.status for o in report.outcomes] == ["failed", "never-run", "never-run"]
+    assert "max-failures" in report.stopped
+    summary = rep.format_summary(report.outcomes)
+    assert "2 never-run" in summary and "NEVER RUN" in summary
+    root = ElementTree.fromstring(rep.junit_xml(report.outcomes, target_spec="reference"))
+    assert root.get("skipped") == "2"
+    late = run(open_target("reference"), [SHAPE, EFFECTIVE], tmp_path, deadline=0.0)
+    assert [o.status for o in late.outcomes] == ["never-run", "never-run"] and "deadline" in late.stopped
+
+
+def test_a_target_fault_is_reported_once_not_by_every_property(tmp_path: Path) -> None:
+    target = open_target("python:tests.targets.faulty.raising")
+    report = run(target, [SHAPE, attrs.evolve(SHAPE, id="toy.shape-again")], tmp_path)
+    first, second = report.outcomes
+    assert first.status == "failed" and first.kinds[0].key == "target-exception"
+    assert second.status != "failed", second

@@ -11,7 +11,7 @@ CONFTEST = textwrap.dedent(
     """
     from hypothesis import strategies as st
 
-    from ctxmodel.properties.catalogue import Finding, Property, register
+    from ctxmodel.properties.catalogue import Finding, check
 
 
     def params(policies):
@@ -19,16 +19,13 @@ CONFTEST = textwrap.dedent(
         return st.fixed_dictionaries({"messages": st.lists(message, max_size=3)})
 
 
-    def at_most_one(probe, params):
-        reply = probe.call("normalize", params)
-        if len(reply["messages"]) > 1:
+    def at_most_one(probe, ex):
+        if len(ex.result["messages"]) > 1:
             yield Finding.fail("demo: more than one message", "at most one message")
 
 
-    register(Property("demo.at-most-one", "normalize", "contract §7", "demo", params, at_most_one,
-                      requires={"normalize"}))
-    register(Property("demo.needs-count", "count", "contract §5", "demo", params, at_most_one,
-                      requires={"count"}))
+    check("demo.at-most-one", op="normalize", clause="contract §7", summary="demo", params=params)(at_most_one)
+    check("demo.needs-count", op="count", clause="contract §5", summary="demo", params=params)(at_most_one)
     """
 )
 TARGET = textwrap.dedent(

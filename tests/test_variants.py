@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from ctxmodel.gate import judge
 from ctxmodel.policies import resolve
-from ctxmodel.properties.catalogue import Property, all_properties
+from ctxmodel.properties.catalogue import Property
+from ctxmodel.properties.registry import all_properties
 from ctxmodel.targets import open_target
 from tests.targets.variant_reference import allowed, recount
 
