@@ -15,6 +15,14 @@ It works in two passes because contract §3 rule 5 "applies first":
    Whether a result is valid or an orphan is judged against the message before it in the input
    (rules 2 and 4), never against a neighbour that rule 5's removals brought next to it.
 
+A stored history with hidden messages (contract §2) is judged on what is sent (contract §3): the
+passes above run over its visible messages, adjacency taken between visible messages, and hidden
+messages come back unchanged in their places. A visible message that decides what is hidden (the
+last summary, a marker some ``truncationParent`` names) is never removed, even when emptied. A
+truncation marker or a summary never receives results: when one follows an assistant ``tool_use``
+message and holds none of its results, the synthetic results go into a user message inserted before
+it (right after the assistant message), so the marker keeps the text agents recognize.
+
 Why the output is a fixpoint (rule 7): a user message is only emptied in pass 2 when the message
 before it has no ``tool_use`` (otherwise it receives results), so removing it changes what no other
 message pairs against; pass 1 leaves no duplicate ``tool_use`` and pass 2 adds none; everything pass 2
@@ -31,6 +39,7 @@ import attrs
 from ctxmodel.codec import dump_block
 from ctxmodel.errors import UsageError
 from ctxmodel.model import Block, History, Message, Text, ToolResult, ToolUse
+from ctxmodel.visibility import visible_mask
 
 __all__ = [
     "ORPHANS",
@@ -199,19 +208,22 @@ def _same(blocks: Sequence[Block], original: Sequence[Block]) -> bool:
     return len(blocks) == len(original) and all(a is b for a, b in zip(blocks, original, strict=True))
 
 
-def _dedupe_tool_uses(history: Sequence[Message], log: _Log) -> list[tuple[int, Message]]:
+def _dedupe_tool_uses(
+    history: Sequence[tuple[int, Message]], log: _Log, keep: frozenset[int] = frozenset()
+) -> list[tuple[int, Message]]:
     """Contract §3 rule 5, applied before any pairing: each ``tool_use`` id once in the request.
 
     The later block goes. When the repeat is in a later message, its results (in the message right
     after it) go too: they answer the removed call, and re-attaching them to the first would be the
     cross-wiring rule 2 forbids. Within one message the results stay: they pair with the first block.
     Only assistant messages' ``tool_use`` blocks take part (one elsewhere is a rule 8 defect).
-    A message this empties is removed; an already-empty one passes through (rule 8).
+    A message this empties is removed (unless ``keep`` holds its index: a visible message that
+    decides what is hidden); an already-empty one passes through (rule 8).
     """
     seen: set[str] = set()
     kill: set[str] = set()  # ids whose results in this message answer a removed later tool_use
     out: list[tuple[int, Message]] = []
-    for index, message in enumerate(history):
+    for index, message in history:
         pending, kill = kill, set()
         content = message.content
         if isinstance(content, str):
@@ -244,7 +256,7 @@ def _dedupe_tool_uses(history: Sequence[Message], log: _Log) -> list[tuple[int, 
             continue
         if _same(kept, content):
             out.append((index, message))
-        elif not kept:
+        elif not kept and index not in keep:
             log.removed.append(index)
         else:
             out.append((index, message.with_content(tuple(kept))))
@@ -334,42 +346,92 @@ def _check(orphans: str, trailing: str) -> None:
         raise UsageError(f"normalize: trailing={trailing!r}: expected one of {'|'.join(TRAILING)}")
 
 
+def _deciders(history: Sequence[Message], mask: Sequence[bool]) -> frozenset[int]:
+    """Indices of the visible messages that decide what is hidden: the last summary, and markers
+    whose ``truncationId`` some ``truncationParent`` names (contract §3: never removed)."""
+    named = {m.truncation_parent for m in history if m.truncation_parent is not None}
+    last_summary = next((i for i in range(len(history) - 1, -1, -1) if history[i].is_summary), None)
+    out = {last_summary} if last_summary is not None else set()
+    for i, message in enumerate(history):
+        if mask[i] and message.is_truncation_marker and message.truncation_id in named:
+            out.add(i)
+    return frozenset(out)
+
+
+def _holds_result_of(message: Message, ids: Sequence[str]) -> bool:
+    wanted = set(ids)
+    return any(isinstance(b, ToolResult) and b.tool_use_id in wanted for b in message.blocks)
+
+
 def normalize_report(
     history: Iterable[Message], *, orphans: str = "drop", trailing: str = "leave"
 ) -> tuple[History, NormalizeReport]:
     """The request-ready history (contract §3) and what it took to get there.
 
     Pure: messages and blocks that need no change are returned as the input's own frozen objects,
-    changed ones are new. Messages this creates carry only ``role`` and ``content``.
+    changed ones are new. Messages this creates carry only ``role`` and ``content``. Hidden messages
+    (contract §2) are returned unchanged in their places; the report's input indices are indices
+    of the input, hidden messages counted.
     """
     _check(orphans, trailing)
     source = tuple(history)
+    mask = visible_mask(source)
+    shown = [i for i, visible in enumerate(mask) if visible]
+    keep = _deciders(source, mask) if len(shown) < len(source) else frozenset()
+    previous = {i: (shown[k - 1] if k else None) for k, i in enumerate(shown)}
     log = _Log()
-    staged = _dedupe_tool_uses(source, log)
+    staged = _dedupe_tool_uses([(i, source[i]) for i in shown], log, keep)
     input_uses = _input_uses(staged)
-    out: list[Message] = []
+    # (input index, message) for kept input messages; (input index of the message it follows, message)
+    # with ``inserted`` set for the ones normalization creates.
+    out: list[tuple[int, Message, bool]] = []
+
+    def insert_results(uses: Sequence[str]) -> None:
+        log.synthesized.extend(uses)
+        out.append((out[-1][0], Message("user", tuple(synthetic_result(u) for u in uses)), True))
+
     for index, message in staged:
-        uses = _uses(out[-1] if out else None)
+        uses = _uses(out[-1][1] if out else None)
         if message.role == "user":
-            valid = [u for u in input_uses.get(index - 1, ()) if u in uses]
+            before = previous[index]
+            valid = [u for u in input_uses.get(before, ()) if u in uses] if before is not None else []
+            if uses and (message.is_truncation_marker or message.is_summary) and not _holds_result_of(message, valid):
+                insert_results(uses)  # a marker or summary never receives results (module docstring)
+                uses, valid = (), []
             paired = _pair(message, index, uses, valid, orphans, log)
+            if paired is None and index in keep:
+                paired = message.with_content(())
             if paired is None:
                 log.removed.append(index)
             else:
-                out.append(paired)
+                out.append((index, paired, False))
             continue
         if uses:  # rule 3: an assistant tool_use message followed by another assistant message
-            log.synthesized.extend(uses)
-            log.inserted.append(len(out))
-            out.append(Message("user", tuple(synthetic_result(u) for u in uses)))
-        out.append(message)
+            insert_results(uses)
+        out.append((index, message, False))
     if trailing == "close":
-        uses = _uses(out[-1] if out else None)
+        uses = _uses(out[-1][1] if out else None)
         if uses:
-            log.synthesized.extend(uses)
-            log.inserted.append(len(out))
-            out.append(Message("user", tuple(synthetic_result(u) for u in uses)))
-    return tuple(out), log.report()
+            insert_results(uses)
+    if len(shown) == len(source):
+        result = tuple(m for _, m, _ in out)
+        log.inserted.extend(k for k, (_, _, new) in enumerate(out) if new)
+        return result, log.report()
+    # Splice the visible output back among the hidden messages: what normalization made of a visible
+    # message goes where it was, a created message right after the message it follows.
+    placed: dict[int, list[tuple[Message, bool]]] = {}
+    for index, message, new in out:
+        placed.setdefault(index, []).append((message, new))
+    spliced: list[Message] = []
+    for index, message in enumerate(source):
+        if not mask[index]:
+            spliced.append(message)
+            continue
+        for made, new in placed.get(index, ()):
+            if new:
+                log.inserted.append(len(spliced))
+            spliced.append(made)
+    return tuple(spliced), log.report()
 
 
 def normalize(history: Iterable[Message], *, orphans: str = "drop", trailing: str = "leave") -> History:

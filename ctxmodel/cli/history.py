@@ -1,4 +1,4 @@
-"""``ctxmodel validate | normalize | show``: the reference model on one stored history file.
+"""``ctxmodel validate | normalize | repair | show``: the reference model on one stored history file.
 
 These are the commands a maintainer runs on a real ``api_conversation_history.json`` after a 400:
 is the request this file produces acceptable (contract §6), what would the pairing normalizer make
@@ -21,6 +21,8 @@ import click
 from ctxmodel import exitcodes
 from ctxmodel.cli._files import emit_history as _emit
 from ctxmodel.cli._files import one_line as _one_line
+from ctxmodel.cli._files import open_input as _open
+from ctxmodel.cli._files import write_bytes_atomically as _write_bytes
 from ctxmodel.cli._files import write_history_atomically as _write_atomically
 from ctxmodel.codec import read
 from ctxmodel.errors import UsageError
@@ -28,9 +30,11 @@ from ctxmodel.model import History, Message
 from ctxmodel.normalize import normalize_report
 from ctxmodel.oracle import Violation, validate
 from ctxmodel.render import render
+from ctxmodel.repair import ORPHANS as REPAIR_ORPHANS
+from ctxmodel.repair import repair
 from ctxmodel.visibility import visible_mask
 
-__all__ = ["COMMANDS", "normalize_command", "show_command", "validate_command"]
+__all__ = ["COMMANDS", "normalize_command", "repair_command", "show_command", "validate_command"]
 
 _FILE = click.argument("file", type=click.Path(allow_dash=True, path_type=str))
 _RAW = click.option("--raw", is_flag=True, help="Judge the file as given, not the request it produces.")
@@ -165,4 +169,81 @@ def show_command(file: str, check: bool) -> None:
     click.echo(_one_line(summary), err=True)
 
 
-COMMANDS = [validate_command, normalize_command, show_command]
+def _backup_path(path: str) -> str:
+    """``FILE.bak``, or ``FILE.bak.2``, ``.3``... : an earlier backup is never overwritten."""
+    candidate, n = f"{path}.bak", 1
+    while os.path.lexists(candidate):
+        n += 1
+        candidate = f"{path}.bak.{n}"
+    return candidate
+
+
+@click.command("repair")
+@_FILE
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, allow_dash=True, path_type=str),
+              help="Write the repaired file here ('-': stdout).")
+@click.option("--in-place", is_flag=True, help="Rewrite FILE, keeping the original as FILE.bak.")
+@click.option("--orphans", type=click.Choice(REPAIR_ORPHANS), default="to_text", show_default=True,
+              help="What to do with a result whose tool_use is not right before it.")
+@click.option(
+    "--thinking/--no-thinking",
+    default=None,
+    help="Whether the request is sent with extended thinking (default: enabled iff it carries thinking blocks).",
+)
+def repair_command(file: str, out: str | None, in_place: bool, orphans: str, thinking: bool | None) -> None:
+    """Make the stored history FILE one whose request the API accepts, changing as little as it can.
+
+    Unlike normalize, the result is still a stored history the agent can load: hidden (condensed,
+    truncated) messages, their tags and all metadata are kept, and only the messages the API
+    rejects change. Each change is printed (message index in FILE, rule, tool id). A file that
+    needs nothing is left alone (with -o, copied byte for byte); a changed one keeps its own
+    formatting. Exit 0 when the request passes, 1 when something could not be repaired.
+    """
+    if in_place and out is not None:
+        raise UsageError("repair: give -o OUT or --in-place, not both")
+    if in_place and file == "-":
+        raise UsageError("repair: --in-place needs a file, not stdin")
+    if out is not None and out != "-" and file != "-" and os.path.exists(out) and _same_file(file, out):
+        raise UsageError(f"{out}: that is the input file: use --in-place (it keeps a backup)")
+    document = _open(file, keep=True)
+    history = document.history
+    result, report = repair(history, orphans=orphans, thinking=thinking)
+    name = "<stdin>" if file == "-" else file
+    for line in report.lines():
+        click.echo(_one_line(line), err=True)
+    judged = len([1 for keep in visible_mask(result) if keep])
+    summary = f"{name}: {len(history)} stored messages -> {len(result)}; "
+    if not report.changed:
+        summary += "nothing to repair: the request already passes"
+    else:
+        noun = "change" if len(report.changes) == 1 else "changes"
+        summary += f"{len(report.changes)} {noun}"
+    assert document.raw is not None
+    data = document.raw if not report.changed else document.dump(result, report.origins)
+    if out == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    elif out is not None:
+        _write_bytes(out, data)
+        summary += f"; wrote {out}"
+    elif in_place and report.changed:
+        backup = _backup_path(file)
+        mode = os.stat(file).st_mode & 0o7777
+        _write_bytes(backup, document.raw, mode)
+        _write_bytes(file, data, mode)
+        summary += f"; rewrote {file} (the original is {backup})"
+    elif report.changed:
+        summary += "; nothing written (use -o OUT or --in-place)"
+    click.echo(_one_line(summary), err=True)
+    if report.unresolved:
+        for v in report.unresolved:
+            click.echo(_one_line(f"still rejected: {v.path}: {v.message}  [{v.rule}]"), err=True)
+        noun = "violation" if len(report.unresolved) == 1 else "violations"
+        click.echo(_one_line(f"{name}: the request of {judged} messages keeps {len(report.unresolved)} {noun}"),
+                   err=True)
+        sys.exit(exitcodes.FAILED)
+    if report.changed:
+        click.echo(_one_line(f"the request ({judged} messages) now passes the oracle"), err=True)
+
+
+COMMANDS = [validate_command, normalize_command, repair_command, show_command]
