@@ -20,19 +20,56 @@ Decisions where the domain facts disagree or are silent (each documented in ``RU
 * An empty request is accepted: there is no structure to reject, and ``normalize([]) == []``.
 * Same-role neighbours are accepted: the current API combines them (domain §5.2), and the contract
   neither merges nor requires alternation (domain §8 question 9).
+
+The documented limits of domain §5.2 are checked too, strictly where they depend on the model: 5 MB
+per base64 image (measured on the base64 text, as the API measures it), 8000 px per side, 2000 px
+per side once a request has more than 20 images, 100 images per request (the 200k-context models'
+limit; other models take 600), 32 MB per request (measured on the messages alone, as compact JSON:
+the system prompt and tools only add to it). Image sizes are read from the image's header (PNG,
+JPEG, GIF, WebP); an image whose header cannot be read is not judged on its dimensions. A
+``reasoning`` block (an agent's internal block, domain §1.2) is reported when thinking is off: it
+is not part of the Anthropic format, and agents strip it before sending unless thinking is on.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
-from collections.abc import Mapping, Sequence
+import struct
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 
 import attrs
 
-from ctxmodel.model import Block, Message, Opaque, RedactedThinking, Text, Thinking, ToolResult, ToolUse
+from ctxmodel.model import Block, Image, Message, Opaque, RedactedThinking, Text, Thinking, ToolResult, ToolUse
 
-__all__ = ["RULES", "Rule", "Violation", "validate"]
+__all__ = [
+    "IMAGE_MAX_BASE64_BYTES",
+    "IMAGE_MAX_PIXELS",
+    "MANY_IMAGES",
+    "MANY_IMAGE_MAX_PIXELS",
+    "MAX_IMAGES",
+    "REQUEST_MAX_BYTES",
+    "RULES",
+    "Rule",
+    "Violation",
+    "image_size",
+    "images",
+    "request_bytes",
+    "validate",
+]
+
+#: Documented limits (domain §5.2, Anthropic *Images and vision*; the 5 MB error text of §5.1).
+IMAGE_MAX_BASE64_BYTES = 5 * 1024 * 1024
+IMAGE_MAX_PIXELS = 8000
+MANY_IMAGES = 20
+MANY_IMAGE_MAX_PIXELS = 2000
+MAX_IMAGES = 100
+REQUEST_MAX_BYTES = 32 * 1024 * 1024
+#: ``tool_result`` content items the API takes (domain §5.1).
+_RESULT_ITEM_TYPES = frozenset({"text", "image", "document"})
 
 
 @attrs.frozen
@@ -112,6 +149,24 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "a server tool result (e.g. advisor_tool_result) follows a server_tool_use with its id",
             "domain §5.1 server-tool variant",
         ),
+        "tool-result-content-type": Rule(
+            "a tool_result's content is a string or a list of text, image and document blocks",
+            "domain §5.1 (tool_result.content)",
+        ),
+        "reasoning-without-thinking": Rule(
+            "no `reasoning` block (an agent's internal block) in a request sent without thinking",
+            "domain §1.2 Block kinds (reasoning), issue 15",
+        ),
+        "image-too-large": Rule("a base64 image is at most 5 MB (of base64 text)", "domain §5.1 image size, §5.2"),
+        "image-too-many-pixels": Rule("an image is at most 8000 px on each side", "domain §5.2 Images"),
+        "many-image-dimensions": Rule(
+            "in a request with more than 20 images, each is at most 2000 px on each side",
+            "domain §5.1 many-image dimensions, §5.2",
+        ),
+        "too-many-images": Rule(
+            "at most 100 images per request (200k-context models; 600 for others)", "domain §5.2 Images"
+        ),
+        "request-too-large": Rule("a request is at most 32 MB", "domain §5.2 Images (32 MB per request)"),
     }
 )
 
@@ -386,9 +441,186 @@ def _thinking_rules(history: Sequence[Message], thinking: bool, out: list[Violat
 
 def _sort_key(v: Violation) -> tuple[int, int]:
     parts = v.path.split(".")
-    message = int(parts[1]) if len(parts) > 1 else -1
-    block = int(parts[3]) if len(parts) > 3 else -1
+    message = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else -1
+    block = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else -1
     return message, block
+
+
+# ----------------------------------------------------------------------------------------------
+# Images and sizes (domain §5.2)
+
+
+def images(history: Sequence[Message]) -> Iterator[tuple[str, Image]]:
+    """Every image of the request with the API's path to it, nested ones (in a tool_result) included."""
+    for n, message in enumerate(history):
+        if isinstance(message.content, str):
+            continue
+        for m, block in enumerate(message.content):
+            if isinstance(block, Image):
+                yield f"messages.{n}.content.{m}.image", block
+            elif isinstance(block, ToolResult) and isinstance(block.content, tuple):
+                for k, item in enumerate(block.content):
+                    if isinstance(item, Image):
+                        yield f"messages.{n}.content.{m}.tool_result.content.{k}.image", item
+
+
+def _b64(data: str, chars: int) -> bytes:
+    head = data[: chars - chars % 4]
+    try:
+        return base64.b64decode(head, validate=False)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _jpeg_size(raw: bytes) -> tuple[int, int] | None:
+    pos = 2
+    while pos + 9 < len(raw):
+        if raw[pos] != 0xFF:
+            return None
+        marker = raw[pos + 1]
+        if marker == 0xFF:
+            pos += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            pos += 2
+            continue
+        (length,) = struct.unpack(">H", raw[pos + 2 : pos + 4])
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height, width = struct.unpack(">HH", raw[pos + 5 : pos + 9])
+            return width, height
+        pos += 2 + length
+    return None
+
+
+def image_size(data: str) -> tuple[int, int] | None:
+    """``(width, height)`` read from a base64 image's header (PNG, JPEG, GIF, WebP), else ``None``."""
+    head = _b64(data, 64)
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
+        width, height = struct.unpack(">II", head[16:24])
+        return width, height
+    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        width, height = struct.unpack("<HH", head[6:10])
+        return width, height
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and len(head) >= 30:
+        chunk = head[12:16]
+        if chunk == b"VP8 ":
+            width, height = struct.unpack("<HH", head[26:30])
+            return width & 0x3FFF, height & 0x3FFF
+        if chunk == b"VP8L":
+            bits = int.from_bytes(head[21:25], "little")
+            return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+        if chunk == b"VP8X":
+            return int.from_bytes(head[24:27], "little") + 1, int.from_bytes(head[27:30], "little") + 1
+        return None
+    if head[:2] == b"\xff\xd8":
+        # The frame header can follow a large EXIF block: read further only for JPEG.
+        for chars in (65536, len(data)):
+            size = _jpeg_size(_b64(data, chars))
+            if size is not None or chars >= len(data):
+                return size
+    return None
+
+
+def request_bytes(history: Sequence[Message]) -> int:
+    """The size of ``{"messages": [...]}`` as compact JSON, in UTF-8 bytes (what the 32 MB limit counts)."""
+    from ctxmodel.codec import dump_message
+
+    total = len('{"messages":[]}') + max(len(history) - 1, 0)
+    for message in history:
+        text = json.dumps(dump_message(message, copy=False), ensure_ascii=False, separators=(",", ":"))
+        total += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return total
+
+
+def _content_limits(history: Sequence[Message], thinking: bool, out: list[Violation]) -> None:
+    """Items a tool_result may hold, and ``reasoning`` blocks without thinking."""
+    for n, message in enumerate(history):
+        if isinstance(message.content, str):
+            continue
+        for m, block in enumerate(message.content):
+            path = f"messages.{n}.content.{m}"
+            if isinstance(block, ToolResult) and isinstance(block.content, tuple):
+                for k, item in enumerate(block.content):
+                    if item.type not in _RESULT_ITEM_TYPES:
+                        out.append(
+                            Violation(
+                                "tool-result-content-type",
+                                path,
+                                f"{path}.content.{k}: a `tool_result` may hold text, image and document blocks, "
+                                f"not `{item.type}`",
+                                ids=(block.tool_use_id,),
+                            )
+                        )
+            elif isinstance(block, Opaque) and block.type == "reasoning" and not thinking:
+                out.append(
+                    Violation(
+                        "reasoning-without-thinking",
+                        path,
+                        f"{path}: a `reasoning` block (an agent's internal block, not an Anthropic one) in a request "
+                        "sent without thinking; agents strip it before sending",
+                    )
+                )
+
+
+def _size_limits(history: Sequence[Message], out: list[Violation]) -> None:
+    """Domain §5.2: 5 MB per base64 image, its pixels, the image count, 32 MB per request."""
+    found = list(images(history))
+    many = len(found) > MANY_IMAGES
+    for path, image in found:
+        data = image.data
+        if data is None or image.source.get("type") != "base64":
+            continue
+        where = f"{path}.source.base64"
+        if len(data) > IMAGE_MAX_BASE64_BYTES:
+            out.append(
+                Violation(
+                    "image-too-large",
+                    where,
+                    f"{where}: image exceeds 5 MB maximum: {len(data)} bytes > {IMAGE_MAX_BASE64_BYTES} bytes",
+                )
+            )
+        size = image_size(data)
+        if size is None:
+            continue
+        if max(size) > IMAGE_MAX_PIXELS:
+            out.append(
+                Violation(
+                    "image-too-many-pixels",
+                    where,
+                    f"{where}.data: At least one of the image dimensions exceed max allowed size: "
+                    f"{IMAGE_MAX_PIXELS} pixels ({size[0]}x{size[1]})",
+                )
+            )
+        elif many and max(size) > MANY_IMAGE_MAX_PIXELS:
+            out.append(
+                Violation(
+                    "many-image-dimensions",
+                    where,
+                    f"{where}.data: At least one of the image dimensions exceed max allowed size for many-image "
+                    f"requests: {MANY_IMAGE_MAX_PIXELS} pixels ({size[0]}x{size[1]}; {len(found)} images in the "
+                    "request)",
+                )
+            )
+    if len(found) > MAX_IMAGES:
+        path = found[MAX_IMAGES][0]
+        out.append(
+            Violation(
+                "too-many-images",
+                path,
+                f"{path}: too many images in one request: {len(found)} > {MAX_IMAGES} (the limit of 200k-context "
+                "models; others take 600); this is the first one over",
+            )
+        )
+    total = request_bytes(history)
+    if total > REQUEST_MAX_BYTES:
+        out.append(
+            Violation(
+                "request-too-large",
+                "messages",
+                f"messages: request_too_large: the request exceeds 32 MB: {total} bytes of messages alone (compact "
+                f"JSON) > {REQUEST_MAX_BYTES} bytes",
+            )
+        )
 
 
 def validate(history: Sequence[Message], *, thinking: bool | None = None) -> list[Violation]:
@@ -413,6 +645,9 @@ def validate(history: Sequence[Message], *, thinking: bool | None = None) -> lis
             _user_rules(n, message, history[n - 1] if n else None, out)
         else:
             _assistant_rules(n, message, None if last else history[n + 1], used, out)
-    _thinking_rules(history, _thinking_enabled(history) if thinking is None else thinking, out)
+    enabled = _thinking_enabled(history) if thinking is None else thinking
+    _thinking_rules(history, enabled, out)
+    _content_limits(history, enabled, out)
+    _size_limits(history, out)
     out.sort(key=_sort_key)
     return out

@@ -27,7 +27,11 @@ again. ``repair`` keeps what the agent needs to keep and changes only what the A
   (as Roo-Code did in PR #10873 and #9844), and any other leading assistant message given a user
   message before it; thinking blocks moved first in the last ``tool_use`` turn, or, when that turn
   has none and thinking cannot be proven on, removed from the request so that it is valid with
-  thinking off (a thinking block cannot be invented: it is signed).
+  thinking off (a thinking block cannot be invented: it is signed); ``reasoning`` blocks removed
+  when thinking is off; a ``tool_result`` item of a type the API does not take turned into text.
+* The API's size limits (domain §5.2): an image over 5 MB of base64 or 8000 px, the oldest images
+  beyond 100, the largest over 2000 px while a request has more than 20, and then the largest
+  images while the request is over 32 MB, are each replaced by a text saying what was there.
 * Messages the repair creates carry ``role``, ``content`` and, when the message before has one, a
   ``ts`` one above it (Zoo merges saves by ``ts``, domain §1.3).
 
@@ -43,9 +47,11 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from ctxmodel.codec import dump_block
 from ctxmodel.model import (
     Block,
     History,
+    Image,
     Message,
     Opaque,
     RedactedThinking,
@@ -55,7 +61,18 @@ from ctxmodel.model import (
     ToolUse,
 )
 from ctxmodel.normalize import orphan_text, synthetic_result
-from ctxmodel.oracle import Violation, validate
+from ctxmodel.oracle import (
+    IMAGE_MAX_BASE64_BYTES,
+    IMAGE_MAX_PIXELS,
+    MANY_IMAGE_MAX_PIXELS,
+    MANY_IMAGES,
+    MAX_IMAGES,
+    REQUEST_MAX_BYTES,
+    Violation,
+    image_size,
+    request_bytes,
+    validate,
+)
 from ctxmodel.visibility import visible_mask
 
 __all__ = ["ORPHANS", "Change", "RepairReport", "repair", "request_of"]
@@ -590,11 +607,128 @@ def _first_message(work: _Work) -> None:
     work.note(at, "first-message-not-user", "user message put before the leading assistant message")
 
 
+def _content_limits(work: _Work, thinking: bool | None) -> None:
+    """``reasoning`` blocks without thinking; ``tool_result`` items of a type the API does not take."""
+    enabled = _thinking_on(work) if thinking is None else thinking
+    for k in work.visible():
+        message = work.entries[k].message
+        if isinstance(message.content, str):
+            continue
+        kept: list[Block] = []
+        changed = False
+        for block in message.content:
+            if isinstance(block, Opaque) and block.type == "reasoning" and not enabled:
+                work.note(k, "reasoning-without-thinking", "reasoning block removed (sent without thinking)")
+                changed = True
+                continue
+            if isinstance(block, ToolResult) and isinstance(block.content, tuple):
+                items = [
+                    item if item.type in ("text", "image", "document") else _item_text(item) for item in block.content
+                ]
+                if any(a is not b for a, b in zip(items, block.content, strict=True)):
+                    work.note(k, "tool-result-content-type", "result item of another type turned to text",
+                              block.tool_use_id)
+                    block = attrs.evolve(block, content=tuple(items))
+                    changed = True
+            kept.append(block)
+        if changed:
+            work.replace(k, message.with_content(tuple(kept)))
+
+
+def _item_text(item: Block) -> Text:
+    import json
+
+    return Text(json.dumps(dump_block(item, copy=False), separators=(",", ":"), ensure_ascii=False))
+
+
+@attrs.frozen
+class _ImageAt:
+    entry: int  # position in work.entries
+    block: int
+    item: int | None  # position in the tool_result's content, for a nested image
+    image: Image
+    size: tuple[int, int] | None
+
+
+def _request_images(work: _Work) -> list[_ImageAt]:
+    out: list[_ImageAt] = []
+    for k in work.visible():
+        message = work.entries[k].message
+        for m, block in enumerate(_blocks(message)):
+            if isinstance(block, Image):
+                out.append(_ImageAt(k, m, None, block, _base64_size(block)))
+            elif isinstance(block, ToolResult) and isinstance(block.content, tuple):
+                for i, item in enumerate(block.content):
+                    if isinstance(item, Image):
+                        out.append(_ImageAt(k, m, i, item, _base64_size(item)))
+    return out
+
+
+def _base64_size(image: Image) -> tuple[int, int] | None:
+    data = image.data
+    return image_size(data) if data is not None and image.source.get("type") == "base64" else None
+
+
+def _size_limits(work: _Work) -> None:
+    """Images the API refuses, or too many, or a request over 32 MB: each image becomes a text."""
+    found = _request_images(work)
+    if not found:
+        return
+    out: dict[int, tuple[str, str]] = {}  # index in ``found`` -> (rule, reason)
+    for n, at in enumerate(found):
+        data = at.image.data
+        if data is not None and at.image.source.get("type") == "base64" and len(data) > IMAGE_MAX_BASE64_BYTES:
+            out[n] = ("image-too-large", f"{len(data)} bytes of base64, over the API's 5 MB per image")
+        elif at.size is not None and max(at.size) > IMAGE_MAX_PIXELS:
+            out[n] = ("image-too-many-pixels", f"{at.size[0]}x{at.size[1]} px, over the API's 8000 px")
+    left = [n for n in range(len(found)) if n not in out]
+    for n in left[: max(len(left) - MAX_IMAGES, 0)]:  # the oldest go first
+        out[n] = ("too-many-images", f"one of more than {MAX_IMAGES} images in the request (the oldest go)")
+    left = [n for n in range(len(found)) if n not in out]
+    large = sorted(
+        (n for n in left if max(found[n].size or (0, 0)) > MANY_IMAGE_MAX_PIXELS),
+        key=lambda n: -max(found[n].size or (0, 0)),
+    )
+    while len(left) > MANY_IMAGES and large:
+        n = large.pop(0)
+        size = found[n].size or (0, 0)
+        out[n] = ("many-image-dimensions", f"{size[0]}x{size[1]} px, over 2000 px in a request of more than "
+                  f"{MANY_IMAGES} images")
+        left.remove(n)
+    total = request_bytes([work.entries[k].message for k in work.visible()])
+    saved = sum(len(found[n].image.data or "") for n in out)
+    for n in sorted(left, key=lambda n: -len(found[n].image.data or "")):
+        if total - saved <= REQUEST_MAX_BYTES:
+            break
+        out[n] = ("request-too-large", "one of the largest images of a request over the API's 32 MB")
+        saved += len(found[n].image.data or "")
+    for n in sorted(out):
+        at = found[n]
+        rule, reason = out[n]
+        message = work.entries[at.entry].message
+        blocks = _blocks(message)
+        placeholder = Text(f"[Image removed: {reason}]")
+        if at.item is None:
+            blocks[at.block] = placeholder
+        else:
+            result = blocks[at.block]
+            assert isinstance(result, ToolResult) and isinstance(result.content, tuple)
+            items = list(result.content)
+            items[at.item] = placeholder
+            blocks[at.block] = attrs.evolve(result, content=tuple(items))
+        holder = blocks[at.block]
+        tool_id = holder.tool_use_id if isinstance(holder, ToolResult) else None
+        work.note(at.entry, rule, "image replaced by a text saying so", tool_id)
+        work.replace(at.entry, message.with_content(tuple(blocks)))
+
+
 def _round(work: _Work, thinking: bool | None) -> None:
     _misplaced_blocks(work)
     _orphan_server_results(work)
     _duplicate_uses(work)
     _thinking(work, thinking)
+    _content_limits(work, thinking)
+    _size_limits(work)
     _blank_messages(work, ("assistant",))
     _bad_ids(work)
     _pairing(work)
