@@ -11,8 +11,10 @@ Input errors propagate as ``HistoryError`` and are printed by ``ctxmodel.cli.mai
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from typing import BinaryIO
 
@@ -28,13 +30,16 @@ from ctxmodel.codec import read
 from ctxmodel.errors import UsageError
 from ctxmodel.model import History, Message
 from ctxmodel.normalize import normalize_report
-from ctxmodel.oracle import Violation, validate
+from ctxmodel.oracle import RULES, Violation, validate
 from ctxmodel.render import render
 from ctxmodel.repair import ORPHANS as REPAIR_ORPHANS
 from ctxmodel.repair import repair
 from ctxmodel.visibility import visible_mask
 
 __all__ = ["COMMANDS", "normalize_command", "repair_command", "show_command", "validate_command"]
+
+#: How many violations ``validate`` lists by default (the per-rule count above them covers the rest).
+DEFAULT_MAX = 50
 
 _FILE = click.argument("file", type=click.Path(allow_dash=True, path_type=str))
 _RAW = click.option("--raw", is_flag=True, help="Judge the file as given, not the request it produces.")
@@ -73,6 +78,25 @@ def _scope(file: str, history: History, judged: Sequence[Message], raw: bool) ->
     return f"{file}: request of {len(judged)} messages (the effective history of {len(history)} stored)"
 
 
+def _counts(violations: Sequence[Violation]) -> list[tuple[str, int]]:
+    """Rules by how often they are broken, most first (ties in ``RULES`` order)."""
+    order = {rule: n for n, rule in enumerate(RULES)}
+    counted = Counter(v.rule for v in violations)
+    return sorted(counted.items(), key=lambda item: (-item[1], order.get(item[0], len(order))))
+
+
+def _count_lines(violations: Sequence[Violation]) -> list[str]:
+    counts = _counts(violations)
+    width = max(len(rule) for rule, _ in counts)
+    digits = len(str(max(n for _, n in counts)))
+    noun = "violation" if len(violations) == 1 else "violations"
+    lines = [f"{len(violations)} {noun}, by rule:"]
+    for rule, n in counts:
+        summary = RULES[rule].summary if rule in RULES else ""
+        lines.append(f"  {n:>{digits}}  {rule:<{width}}  {summary}")
+    return lines
+
+
 @click.command("validate")
 @_FILE
 @_RAW
@@ -82,20 +106,55 @@ def _scope(file: str, history: History, judged: Sequence[Message], raw: bool) ->
     help="Whether the request enables extended thinking (default: enabled iff it carries thinking blocks).",
 )
 @click.option("--show", is_flag=True, help="Also print the judged messages, violations marked >>.")
-def validate_command(file: str, raw: bool, thinking: bool | None, show: bool) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: one object on stdout (counts, every violation, the file's scope) for machines.")
+@click.option("--max", "limit", type=click.IntRange(min=0), default=None,
+              help="List at most N violations (0: all). Text default: 50; json default: all.")
+def validate_command(
+    file: str, raw: bool, thinking: bool | None, show: bool, fmt: str, limit: int | None
+) -> None:
     """Would the Anthropic API accept the request FILE produces? Exit 0 clean, 1 with violations.
 
-    Each violation is one line: its path in the request, the API's own error text, the rule id and,
-    when it differs, the same place in the stored file.
+    First the count of violations per rule, then each violation on one line: its path in the
+    request, the API's own error text, the rule id and, when it differs, the same place in the
+    stored file. --format json prints the same as one JSON object.
     """
-    history = read(file)
+    document = _open(file)
+    history = document.history
     judged, positions = _request(history, raw)
     violations = validate(judged, thinking=thinking)
-    for v in violations:
-        click.echo(_violation_line(v, positions, raw))
-    if show:
-        click.echo(render(judged, highlight=[v.path for v in violations]))
     scope = _scope(file, history, judged, raw)
+    if limit is None:
+        limit = 0 if fmt == "json" else DEFAULT_MAX
+    listed = violations if limit == 0 else violations[:limit]
+    if fmt == "json":
+        report = {
+            "file": "<stdin>" if file == "-" else file,
+            "kind": document.kind,
+            "notes": list(document.notes),
+            "judged": "raw" if raw else "request",
+            "stored_messages": len(history),
+            "judged_messages": len(judged),
+            "accepted": not violations,
+            "counts": dict(_counts(violations)),
+            "violations": [
+                {"rule": v.rule, "path": v.path, "stored_path": _stored_path(v.path, positions), "ids": list(v.ids),
+                 "message": v.message}
+                for v in listed
+            ],
+            "more": len(violations) - len(listed),
+        }
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        if violations:
+            for line in _count_lines(violations):
+                click.echo(_one_line(line))
+        for v in listed:
+            click.echo(_violation_line(v, positions, raw))
+        if len(listed) < len(violations):
+            click.echo(f"... and {len(violations) - len(listed)} more (--max 0 lists them all, --format json too)")
+        if show:
+            click.echo(render(judged, highlight=[v.path for v in violations]))
     if violations:
         noun = "violation" if len(violations) == 1 else "violations"
         click.echo(_one_line(f"{scope}: {len(violations)} {noun}"), err=True)
