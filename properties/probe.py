@@ -57,6 +57,8 @@ class TargetProbe:
         # record can be changed by a target that mutates its input (contract §1).
         sent = codec.copy_json(params)
         sent["policies"] = dict(self.policies)
+        if op == "recover" and "totalTokens" not in sent and isinstance(sent.get("messages"), list):
+            sent["totalTokens"] = self.total_tokens(sent["messages"], str(sent.get("systemPrompt", "")))
         record = codec.copy_json(sent)
         self.sent.append(sent)
         try:
@@ -113,6 +115,13 @@ class TargetProbe:
         """Our count of messages as given (no visibility): the ``count`` op's yardstick (§5)."""
         counter = self.counter
         return int(counter.count_text(system_prompt)) + int(counter.count_messages(codec.load(messages)))
+
+    def total_tokens(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
+        """What the harness always sends as ``recover``'s ``totalTokens`` (contract §4): its count
+        less the last visible message's, the figure the agents' Task hands ``manageContext``."""
+        visible = contract.effective(messages)
+        last = self.count(visible[-1:]) if visible else 0
+        return self.count(visible, system_prompt) - last
 
     def recount(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
         return self.count(self.effective(messages), system_prompt)

@@ -17,7 +17,7 @@ import attrs
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check, registered
 from ctxmodel.properties.contract import FAILED_PREFIX, allowed_tokens, visible_mask
 from ctxmodel.properties.judge import (
     Malformed,
@@ -80,13 +80,6 @@ def _some_over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, A
 
 def allowed_budget(params: Mapping[str, Any]) -> int:
     return allowed_tokens(int(params["contextWindow"]), int(params.get("maxTokens", 0)))
-
-
-def total_tokens(probe: Probe, messages: list[Msg], system_prompt: str) -> int:
-    """What the harness sends as ``totalTokens``: its count less the last visible message's (contract §4)."""
-    visible = probe.effective(messages)
-    last = probe.count(visible[-1:]) if visible else 0
-    return probe.count(visible, system_prompt) - last
 
 
 @attrs.frozen
@@ -573,8 +566,8 @@ def fits_or_converges(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     messages = got.messages
     counts = [count]
     for _ in range(3):
-        again = dict(ex.params, messages=messages)
-        again["totalTokens"] = total_tokens(probe, messages, got.system_prompt)
+        # totalTokens is recomputed from the new messages by the probe, as the harness always does.
+        again = {k: v for k, v in ex.params.items() if k != "totalTokens"} | {"messages": messages}
         step = read_recovery(probe.exchange("recover", again))
         if step.error is not None:
             return
@@ -669,3 +662,81 @@ def gives_up_where_possible(probe: Probe, ex: Exchange) -> Iterator[Finding]:
             f"gave up where recovery was possible: the reference brings {reference.prev_context_tokens} tokens to "
             f"{reference.new_context_tokens} (allowed {got.allowed})"
         )
+
+
+def _turns(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """An over-budget request, then what an agent does next, one to three times: append a turn (a
+    call and its results, or a text exchange) or nothing, and recover again (domain §3.5: the agents
+    call recovery again and again on its own output)."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies import texts
+
+    result = st.builds(
+        lambda size, body: body[:size] or "ok",
+        st.sampled_from((40, 400, 1500, 4000)),
+        texts(min_size=40, max_size=4000, kinds=("prose", "code")),
+    )
+    turn = st.one_of(
+        st.none(),
+        st.fixed_dictionaries({"calls": st.integers(1, 2), "results": st.lists(result, min_size=2, max_size=2)}),
+        st.fixed_dictionaries({"say": texts(min_size=1, max_size=300), "reply": texts(min_size=1, max_size=300)}),
+    )
+    return st.builds(lambda request, then: {**request, "then": then}, _over_budget(policies),
+                     st.lists(turn, min_size=1, max_size=3))
+
+
+def _appended(messages: list[Msg], turn: Mapping[str, Any] | None, round_no: int) -> list[Msg]:
+    if turn is None:
+        return messages
+    if "say" in turn:
+        return [*messages, {"role": "assistant", "content": turn["say"]}, {"role": "user", "content": turn["reply"]}]
+    ids = [f"toolu_seq{round_no}_{k}" for k in range(int(turn["calls"]))]
+    uses = [{"type": "tool_use", "id": i, "name": "read_file", "input": {"path": f"src/f{k}.py"}}
+            for k, i in enumerate(ids)]
+    results = [{"type": "tool_result", "tool_use_id": i, "content": turn["results"][k % 2]} for k, i in enumerate(ids)]
+    return [*messages, {"role": "assistant", "content": uses}, {"role": "user", "content": results}]
+
+
+def _sequence_call(probe: Probe, params: dict[str, Any]) -> Exchange:
+    first = probe.exchange("recover", {k: v for k, v in params.items() if k != "then"})
+    return attrs.evolve(first, params=params)
+
+
+@check(
+    "recover.sequential",
+    op="recover",
+    clause="contract §4",
+    summary="Recovery applied again and again, to its own output with turns appended in between (as the agents "
+    "call it), keeps every promise of contract §4 at every call, judged by the single-call recover checks.",
+    params=_turns,
+    call=_sequence_call,
+)
+def sequential(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    judges = sorted(
+        (p for p in registered().values() if p.op == "recover" and not p.warning and p.id != "recover.sequential"),
+        key=lambda p: p.id,
+    )
+    base = {k: v for k, v in ex.params.items() if k not in ("then", "messages")}
+    exchange = attrs.evolve(ex, params={k: v for k, v in ex.params.items() if k != "then"})
+    turns: list[Any] = list(ex.params.get("then") or [])
+    for round_no in range(len(turns) + 1):
+        for prop in judges:
+            for finding in prop.check(probe, exchange):
+                if finding.severity != "fail":
+                    continue
+                if round_no == 0:
+                    return  # the single-call property reports it; this one judges what follows
+                yield Finding.fail(
+                    f"at call {round_no + 1} of a sequence ({prop.id}): {finding.message}",
+                    finding.expected,
+                    code=f"{prop.id.removeprefix('recover.')}/{finding.code}" if finding.code
+                    else prop.id.removeprefix("recover."),
+                )
+                return
+        if round_no == len(turns):
+            return
+        got = read_recovery(exchange)
+        messages = got.messages if got.error is None else got.history
+        params = {**base, "messages": _appended(codec.copy_json(messages), turns[round_no], round_no)}
+        exchange = probe.exchange("recover", params)

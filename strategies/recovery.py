@@ -496,7 +496,8 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
             window = next((w for w in range(math.ceil(reserve / 0.9) - 2, math.ceil(reserve / 0.9) + 3)
                            if w > 0 and (9 * w) // 10 - reserve == 0), window)
             if draw(chance(50)):
-                messages, system_prompt = [], ""
+                # As little as a history can hold: contract §4 gives recover a non-empty history.
+                messages, system_prompt = [{"role": "user", "content": "."}], ""
     else:
         if shape == "condensed-within":
             target_allowed = total + draw(st.integers(0, 3))

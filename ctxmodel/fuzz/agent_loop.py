@@ -304,7 +304,6 @@ class AgentLoop(RuleBasedStateMachine):
             "maxTokens": MAX_TOKENS,
             "systemPrompt": SYSTEM_PROMPT,
         }
-        params["totalTokens"] = _total_tokens(self.probe, self.history, SYSTEM_PROMPT)
         exchange = self._judge("recover", params)
         result = exchange.result if exchange is not None else None
         if isinstance(result, dict) and result.get("error") is None:
@@ -332,13 +331,6 @@ class AgentLoop(RuleBasedStateMachine):
     def visibility_matches(self) -> None:
         if self.history:
             self._judge("effective", {"messages": copy.deepcopy(self.history)})
-
-
-def _total_tokens(probe: Any, messages: list[dict[str, Any]], system_prompt: str) -> int:
-    """``totalTokens`` as the harness always sends it (contract §4)."""
-    from ctxmodel.properties.suite_recover import total_tokens
-
-    return total_tokens(probe, messages, system_prompt)
 
 
 def _image_source() -> dict[str, Any]:

@@ -251,3 +251,16 @@ class ClosesDeclaredLeave(Reference):
 
     def normalize(self, params: Params) -> Params:
         return super().normalize({**params, "policies": {**params.get("policies", {}), "trailing": "close"}})
+
+
+class SendsOnlyVisible(Reference):
+    """Answers a stored history with its request: the hidden (condensed, truncated) messages are
+    gone, so a caller that stores the result loses them."""
+
+    name = "broken-sends-only-visible"
+
+    def normalize(self, params: Params) -> Params:
+        from ctxmodel.targets import reference as ref
+
+        visible = ref.op_effective(params)["messages"]
+        return super().normalize({**params, "messages": visible})
