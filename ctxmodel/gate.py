@@ -254,6 +254,8 @@ class RunOptions:
     strict: bool = False
     known_faults: frozenset[str] = frozenset()
     heartbeat: Callable[[str], None] | None = None
+    #: Called with every generated input (not shrink steps): what ``--coverage`` counts.
+    on_example: Callable[[Property, dict[str, Any]], None] | None = None
 
 
 def run_property(
@@ -286,6 +288,8 @@ def run_property(
             state.shrink_steps += 1
         else:
             state.examples += 1
+            if options.on_example is not None:
+                options.on_example(prop, params)
         now = time.monotonic()
         if options.heartbeat is not None and now - state.beat >= HEARTBEAT_SECONDS:
             state.beat = now
@@ -432,6 +436,7 @@ def run_gate(
     max_failures: int | None = None,
     deadline: float | None = None,
     heartbeat: Callable[[str], None] | None = None,
+    on_example: Callable[[Property, dict[str, Any]], None] | None = None,
 ) -> GateReport:
     """Every property in turn; ``regressions`` (params by property id) run first as explicit examples.
     An interrupt, the run's ``deadline`` (seconds) or ``max_failures`` failed properties end the run
@@ -461,7 +466,9 @@ def run_gate(
                 max_examples=max_examples,
                 database=database,
                 examples=(regressions or {}).get(prop.id, ()),
-                options=RunOptions(strict=strict, known_faults=frozenset(known), heartbeat=heartbeat),
+                options=RunOptions(
+                    strict=strict, known_faults=frozenset(known), heartbeat=heartbeat, on_example=on_example
+                ),
             )
         except KeyboardInterrupt:
             stopped = "interrupted"
