@@ -272,7 +272,9 @@ def _json(text: str, source: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
-        raise HistoryError("", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source) from None
+        # Some of json's messages end in "at" already ("Invalid control character at"): say it once.
+        msg = exc.msg[: -len(" at")] if exc.msg.endswith(" at") else exc.msg
+        raise HistoryError("", f"not JSON: {msg} at line {exc.lineno} column {exc.colno}", source=source) from None
     except ValueError as exc:
         raise HistoryError("", f"not JSON: {exc}", source=source) from None
     except RecursionError:

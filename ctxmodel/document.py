@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,29 +184,47 @@ def _cline_note(history: History, value: Any, source: str) -> str | None:
     )
 
 
-def parse_document(raw: bytes, source: str = "<input>", keep: bool = True) -> Document:
-    """A document from the bytes of a file (see the module docstring); ``keep``: keep the text."""
+def _lines_value(text: bytes, source: str, notes: list[str], exc: HistoryError) -> list[Any]:
+    """The messages of a JSON Lines file, or the error that names what the file is instead."""
+    rows = _jsonl(text, source) if b"\n" in text.strip() else None
+    if rows is None:
+        raise exc.at(source) from None
+    if all(_is_message(r) for r in rows):
+        notes.append(f"{source}: JSON Lines, one message per line: read as a history of {len(rows)} messages")
+        return rows
+    kinds = sorted({str(r.get("type")) for r in rows if isinstance(r.get("type"), str)})[:4]
+    shown = f" ({', '.join(kinds)})" if kinds else ""
+    raise HistoryError(
+        "",
+        f"a JSON Lines session log ({len(rows)} events{shown}, like Claude Code's ~/.claude/projects logs), "
+        "not a stored history: ctxmodel reads an agent's api_conversation_history.json (a JSON array of "
+        "messages)",
+        source=source,
+    ) from None
+
+
+def _document(box: list[bytes], source: str, keep: bool, reread: Callable[[], bytes] | None) -> Document:
+    """The document of the bytes in ``box`` (taken out of it). Without ``keep`` and with ``reread``
+    (a file, not stdin) the bytes are freed while parsing, and read again only if they are not JSON."""
+    raw = box.pop()
     text, encoding, notes = _decode(raw, source)
     kind_override = None
-    try:
-        value = _parse_bytes([text], source)
-    except HistoryError as exc:
-        rows = _jsonl(text, source) if b"\n" in text.strip() else None
-        if rows is None:
-            raise exc.at(source) from None
-        if all(_is_message(r) for r in rows):
-            value, kind_override = rows, "jsonl"
-            notes.append(f"{source}: JSON Lines, one message per line: read as a history of {len(rows)} messages")
-        else:
-            kinds = sorted({str(r.get("type")) for r in rows if isinstance(r.get("type"), str)})[:4]
-            shown = f" ({', '.join(kinds)})" if kinds else ""
-            raise HistoryError(
-                "",
-                f"a JSON Lines session log ({len(rows)} events{shown}, like Claude Code's ~/.claude/projects logs), "
-                "not a stored history: ctxmodel reads an agent's api_conversation_history.json (a JSON array of "
-                "messages)",
-                source=source,
-            ) from None
+    if keep or reread is None:
+        try:
+            value = _parse_bytes([text], source)
+        except HistoryError as exc:
+            value, kind_override = _lines_value(text, source, notes, exc), "jsonl"
+    else:
+        del raw
+        inner = [text]
+        del text
+        try:
+            value = _parse_bytes(inner, source)
+        except HistoryError as exc:
+            text = _decode(reread(), source)[0]
+            value, kind_override = _lines_value(text, source, notes, exc), "jsonl"
+            del text
+        raw = text = b""
     messages, kind, where, more = _locate(value, source)
     notes.extend(more)
     try:
@@ -231,16 +249,32 @@ def parse_document(raw: bytes, source: str = "<input>", keep: bool = True) -> Do
     )
 
 
+def parse_document(raw: bytes, source: str = "<input>", keep: bool = True) -> Document:
+    """A document from the bytes of a file (see the module docstring); ``keep``: keep the text."""
+    return _document([raw], source, keep, None)
+
+
 def open_document(path: str, keep: bool = True) -> Document:
-    """A document from a file, or from standard input when ``path`` is ``-``."""
+    """A document from a file, or from standard input when ``path`` is ``-``.
+
+    ``keep=False`` (reading only, as ``count`` and ``recover`` do): the file's bytes are freed as
+    soon as they are parsed, so a 200 MB history is not held twice.
+    """
     import sys
 
     source = "<stdin>" if path == "-" else path
     try:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        box = [sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()]
     except OSError as exc:
         raise HistoryError("", f"cannot read: {exc.strerror or exc}", source=source) from None
-    return parse_document(raw, source, keep)
+
+    def reread() -> bytes:
+        try:
+            return Path(path).read_bytes()
+        except OSError as exc:
+            raise HistoryError("", f"cannot read: {exc.strerror or exc}", source=source) from None
+
+    return _document(box, source, keep, None if path == "-" else reread)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ import attrs
 import click
 
 from ctxmodel.cli._files import one_line as _one_line
+from ctxmodel.cli._files import open_input
 from ctxmodel.cli._files import read_prompt as _read_prompt
-from ctxmodel.codec import read
 from ctxmodel.model import Block, History
 from ctxmodel.tokens import Counter, get_counter
 from ctxmodel.visibility import visible_mask
@@ -58,7 +58,7 @@ def _share(part: int, whole: int) -> str:
 def count(file: str, counter_name: str, prompt_file: str | None, raw: bool) -> None:
     """Print FILE's token count (system prompt + effective history) and its ten largest blocks."""
     counter = get_counter(counter_name)
-    history = read(file)
+    history = open_input(file).history
     prompt = _read_prompt(prompt_file)
     positions = list(range(len(history))) if raw else [i for i, keep in enumerate(visible_mask(history)) if keep]
     blocks = block_counts(history, positions, counter)

@@ -26,7 +26,6 @@ from ctxmodel.cli._files import one_line as _one_line
 from ctxmodel.cli._files import open_input as _open
 from ctxmodel.cli._files import write_bytes_atomically as _write_bytes
 from ctxmodel.cli._files import write_history_atomically as _write_atomically
-from ctxmodel.codec import read
 from ctxmodel.errors import UsageError
 from ctxmodel.model import History, Message
 from ctxmodel.normalize import normalize_report
@@ -184,7 +183,7 @@ def normalize_command(file: str, out: str | None, orphans: str, trailing: str, r
     """
     if out is not None and out != "-" and file != "-" and _same_file(file, out):
         raise UsageError(f"{out}: refusing to overwrite the input file; write elsewhere")
-    history = read(file)
+    history = _open(file).history
     judged, positions = _request(history, raw)
     result, report = normalize_report(judged, orphans=orphans, trailing=trailing)
     scope = _scope(file, history, judged, raw)
@@ -211,7 +210,7 @@ def normalize_command(file: str, out: str | None, orphans: str, trailing: str, r
 @click.option("--check", is_flag=True, help="Mark (>>) the places the request built from FILE breaks an API rule.")
 def show_command(file: str, check: bool) -> None:
     """One line per stored message; • visible in the request, · hidden (contract §2)."""
-    history = read(file)
+    history = _open(file).history
     mask = visible_mask(history)
     highlight: list[str] = []
     if check:

@@ -16,10 +16,9 @@ import sys
 import click
 
 from ctxmodel import exitcodes
-from ctxmodel.cli._files import emit_history, write_history_atomically
+from ctxmodel.cli._files import emit_history, open_input, write_history_atomically
 from ctxmodel.cli._files import one_line as _one_line
 from ctxmodel.cli._files import read_prompt as _read_prompt
-from ctxmodel.codec import read
 from ctxmodel.errors import UsageError
 from ctxmodel.recover import DEFAULT_RESERVE, Recovery
 from ctxmodel.recover import recover as run_recover
@@ -78,7 +77,7 @@ def recover(file: str, window: int, max_tokens: int, prompt_file: str | None, co
     """
     if out is not None and out != "-" and file != "-" and os.path.exists(out) and os.path.samefile(file, out):
         raise UsageError(f"{out}: refusing to overwrite the input file; write elsewhere")
-    history = read(file)
+    history = open_input(file).history
     prompt = _read_prompt(prompt_file)
     result = run_recover(history, context_window=window, max_tokens=max_tokens, system_prompt=prompt, counter=counter)
     to_stderr = out == "-"
