@@ -144,10 +144,11 @@ def replay(
     """Run the fixture's property once on its params, by value (contract §8). The fixture's recorded
     policies are what its check judged against, so they are the base; ``policies`` override them.
     ``resolve`` finds the property by id (the registry's by default)."""
-    if resolve is None:
-        from ctxmodel.properties.registry import get as resolve
+    from ctxmodel.properties.registry import get
+
+    find = resolve or get
     try:
-        prop = resolve(fixture.property)
+        prop = find(fixture.property)
     except KeyError:
         raise FixtureError(source, "property", f"unknown property {fixture.property!r}") from None
     chosen = resolve_policies(fixture.policies, policies)
@@ -238,6 +239,20 @@ class _State:
     warnings_total: int = 0
     started: float = attrs.field(factory=time.monotonic)
     beat: float = attrs.field(factory=time.monotonic)
+    saved_timeout: float | None = None
+
+
+#: While a timeout is being shrunk, each request waits this share of the run's timeout (at least
+#: ``MIN_SHRINK_TIMEOUT`` s): a hang hangs either way, and shrinking one took minutes of silence.
+SHRINK_TIMEOUT_SHARE = 0.2
+MIN_SHRINK_TIMEOUT = 0.5
+
+
+def _shorten_timeout(target: Target, state: _State) -> None:
+    timeout = getattr(target, "timeout", None)
+    if isinstance(timeout, int | float) and state.saved_timeout is None:
+        state.saved_timeout = float(timeout)
+        target.timeout = max(MIN_SHRINK_TIMEOUT, SHRINK_TIMEOUT_SHARE * float(timeout))  # type: ignore[attr-defined]
 
 
 def property_seed(run_seed: int, prop_id: str) -> int:
@@ -312,6 +327,8 @@ def run_property(
             raising.append((key, finding))
         if raising:
             key, finding = raising[0]
+            if key == "target-timeout" and not state.failing:
+                _shorten_timeout(target, state)
             state.failing = True
             state.first_seen.setdefault(key, state.examples)
             state.last[key] = (kept, finding, verdict.calls, state.first_seen[key])
@@ -333,6 +350,8 @@ def run_property(
     except Exception as exc:  # the kinds, Flaky, health checks, bugs in a strategy
         error = exc
     seconds = time.monotonic() - started
+    if state.saved_timeout is not None:
+        target.timeout = state.saved_timeout  # type: ignore[attr-defined]
     warned = tuple(
         _write(Kind(key, finding, params, calls, first), prop, target, policies, tokenizer, seed, fixtures_dir)
         for key, (params, finding, calls, first) in state.warned.items()
