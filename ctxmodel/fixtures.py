@@ -107,6 +107,9 @@ def write_atomic(path: str | os.PathLike[str], value: Any) -> Path:
     text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 -> what open() would make: fixtures are shared
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()

@@ -156,7 +156,7 @@ def test_a_cline_history_is_explained(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 @pytest.mark.parametrize("command", [["validate"], ["show"], ["normalize"], ["count"], ["repair"],
-                                     ["recover", "--context-window", "100000", "--max-tokens", "8192"]])
+                                     ["recover", "--context-window", "100000"]])
 def test_every_command_says_what_it_opened(
     command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,7 +8,9 @@ Files are written with the permissions a plain ``open()`` would give (the user's
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -21,6 +23,9 @@ from ctxmodel.errors import UsageError
 from ctxmodel.model import History
 
 __all__ = [
+    "BIG_FILE_BYTES",
+    "Progress",
+    "announce_big",
     "default_mode",
     "emit_history",
     "one_line",
@@ -29,6 +34,68 @@ __all__ = [
     "write_bytes_atomically",
     "write_history_atomically",
 ]
+
+
+#: A file this big gets progress lines on stderr even when stderr is not a terminal.
+BIG_FILE_BYTES = 16 << 20
+#: Seconds between progress updates: on a terminal (one line rewritten), in a log (one line each).
+TTY_EVERY = 0.25
+LOG_EVERY = 5.0
+
+
+def file_size(path: str) -> int | None:
+    try:
+        return None if path == "-" else os.stat(path).st_size
+    except OSError:
+        return None
+
+
+class Progress:
+    """Progress of a long step on stderr: a line rewritten in place on a terminal, else (for a big
+    file, where a CI log would otherwise show nothing for a minute) a line every few seconds.
+    Silent when neither, and silent for steps that finish within the first interval."""
+
+    def __init__(self, label: str, total: int, *, big: bool) -> None:
+        self.label, self.total, self.done = label, max(total, 1), 0
+        self.tty = sys.stderr.isatty()
+        self.enabled = self.tty or big
+        self.interval = TTY_EVERY if self.tty else LOG_EVERY
+        self.start = self.last = time.monotonic()
+        self.shown = False
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < self.interval:
+            return
+        self.last = now
+        done = min(self.done, self.total)  # recovery counts some blocks twice (cached): never past 100%
+        self._show(f"{self.label}: {100 * done // self.total}% ({done}/{self.total})")
+
+    def _show(self, text: str) -> None:
+        self.shown = True
+        if self.tty:
+            sys.stderr.write("\r" + text + "\x1b[K")
+            sys.stderr.flush()
+        else:
+            click.echo(text, err=True)
+
+    def close(self) -> None:
+        if self.shown:
+            self._show(f"{self.label}: done ({self.total}) in {time.monotonic() - self.start:.1f} s")
+            if self.tty:
+                sys.stderr.write("\n")
+
+
+def announce_big(path: str) -> bool:
+    """For a big file, say that reading it takes a while (a 200 MB history takes seconds); is it big?"""
+    size = file_size(path)
+    big = size is not None and size >= BIG_FILE_BYTES
+    if big and size is not None:
+        click.echo(one_line(f"{path}: reading {size / (1 << 20):.1f} MB ..."), err=True)
+    return big
 
 
 def open_input(path: str, keep: bool = False) -> Document:

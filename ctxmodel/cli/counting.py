@@ -12,8 +12,8 @@ from __future__ import annotations
 import attrs
 import click
 
+from ctxmodel.cli._files import Progress, announce_big, open_input
 from ctxmodel.cli._files import one_line as _one_line
-from ctxmodel.cli._files import open_input
 from ctxmodel.cli._files import read_prompt as _read_prompt
 from ctxmodel.model import Block, History
 from ctxmodel.tokens import Counter, get_counter
@@ -32,17 +32,23 @@ class BlockCount:
     tokens: int  # raw, before the fudge
 
 
-def block_counts(history: History, positions: list[int], counter: Counter) -> list[BlockCount]:
+def block_counts(
+    history: History, positions: list[int], counter: Counter, progress: Progress | None = None
+) -> list[BlockCount]:
     """Raw tokens of every block of the counted messages, named by their place in the stored file."""
     out: list[BlockCount] = []
     for index in positions:
         message = history[index]
+        if progress is not None:
+            progress.advance()
         if isinstance(message.content, str):
             out.append(BlockCount(f"messages.{index}.content", "text", counter.raw_text(message.content)))
             continue
         block: Block
         for j, block in enumerate(message.content):
             out.append(BlockCount(f"messages.{index}.content.{j}", block.type, counter.raw_block(block)))
+    if progress is not None:
+        progress.close()
     return out
 
 
@@ -58,10 +64,11 @@ def _share(part: int, whole: int) -> str:
 def count(file: str, counter_name: str, prompt_file: str | None, raw: bool) -> None:
     """Print FILE's token count (system prompt + effective history) and its ten largest blocks."""
     counter = get_counter(counter_name)
+    big = announce_big(file)
     history = open_input(file).history
     prompt = _read_prompt(prompt_file)
     positions = list(range(len(history))) if raw else [i for i, keep in enumerate(visible_mask(history)) if keep]
-    blocks = block_counts(history, positions, counter)
+    blocks = block_counts(history, positions, counter, Progress("counting tokens (messages)", len(positions), big=big))
     messages_raw = sum(b.tokens for b in blocks)
     prompt_raw = counter.raw_text(prompt)
     prompt_tokens = counter.fudged(prompt_raw)

@@ -12,18 +12,57 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 
 import click
 
 from ctxmodel import exitcodes
-from ctxmodel.cli._files import emit_history, open_input, write_history_atomically
+from ctxmodel.cli._files import Progress, announce_big, emit_history, open_input, write_history_atomically
 from ctxmodel.cli._files import one_line as _one_line
 from ctxmodel.cli._files import read_prompt as _read_prompt
 from ctxmodel.errors import UsageError
+from ctxmodel.model import Block, Message
 from ctxmodel.recover import DEFAULT_RESERVE, Recovery
 from ctxmodel.recover import recover as run_recover
+from ctxmodel.tokens import Counter, get_counter
 
 __all__ = ["COMMANDS", "recover"]
+
+
+class _CountingProgress:
+    """The counter recovery is given, reporting each block it counts (the slow part of a big file).
+
+    Delegates everything to the real counter (``CounterLike``, ``ctxmodel.recover``), so the counts
+    and the per-block cache are the counter's own.
+    """
+
+    def __init__(self, counter: Counter, progress: Progress) -> None:
+        self._counter = counter
+        self._progress = progress
+
+    @property
+    def name(self) -> str:
+        return self._counter.name
+
+    @property
+    def fudge(self) -> tuple[int, int]:
+        return self._counter.fudge
+
+    def raw_text(self, text: str) -> int:
+        return self._counter.raw_text(text)
+
+    def raw_block(self, block: Block) -> int:
+        self._progress.advance()
+        return self._counter.raw_block(block)
+
+    def count_blocks(self, blocks: Iterable[Block]) -> int:
+        return self._counter.count_blocks(blocks)
+
+    def count_messages(self, messages: Iterable[Message]) -> int:
+        return self._counter.count_messages(messages)
+
+    def count_text(self, text: str) -> int:
+        return self._counter.count_text(text)
 
 
 def _report(result: Recovery, window: int, max_tokens: int, counter: str) -> list[str]:
@@ -51,8 +90,20 @@ def _report(result: Recovery, window: int, max_tokens: int, counter: str) -> lis
 
 @click.command("recover")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
-@click.option("--context-window", "window", type=int, required=True, help="The model's context window, in tokens.")
-@click.option("--max-tokens", type=int, required=True, help="The reserve for output; <= 0 means 8192.")
+@click.option(
+    "--context-window",
+    "window",
+    type=click.IntRange(min=1),
+    required=True,
+    help="The model's context window, in tokens (at least 1).",
+)
+@click.option(
+    "--max-tokens",
+    type=int,
+    default=DEFAULT_RESERVE,
+    show_default=True,
+    help="The reserve for output; <= 0 means 8192 (the agents' ANTHROPIC_DEFAULT_MAX_TOKENS, their default too).",
+)
 @click.option(
     "--system-prompt",
     "prompt_file",
@@ -77,9 +128,16 @@ def recover(file: str, window: int, max_tokens: int, prompt_file: str | None, co
     """
     if out is not None and out != "-" and file != "-" and os.path.exists(out) and os.path.samefile(file, out):
         raise UsageError(f"{out}: refusing to overwrite the input file; write elsewhere")
+    big = announce_big(file)
     history = open_input(file).history
     prompt = _read_prompt(prompt_file)
-    result = run_recover(history, context_window=window, max_tokens=max_tokens, system_prompt=prompt, counter=counter)
+    blocks = sum(len(m.blocks) for m in history)
+    progress = Progress("recovering (tokens of the blocks counted)", blocks, big=big)
+    counting = _CountingProgress(get_counter(counter), progress)
+    result = run_recover(
+        history, context_window=window, max_tokens=max_tokens, system_prompt=prompt, counter=counting
+    )
+    progress.close()
     to_stderr = out == "-"
     for line in _report(result, window, max_tokens, counter):
         click.echo(_one_line(line), err=to_stderr)

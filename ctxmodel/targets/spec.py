@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import attrs
@@ -29,6 +30,8 @@ def parse_spec(text: str) -> TargetSpec:
     if text == "reference":
         return TargetSpec("reference")
     kind, sep, value = text.partition(":")
+    if kind == "exec" and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", value.strip()):  # VAR=x cmd: run as `env VAR=x cmd`
+        value = "env " + value.strip()
     if sep and kind in ("python", "exec") and value.strip():
         return TargetSpec("python" if kind == "python" else "exec", value.strip())
     raise UsageError(f"--target {text!r}: expected reference, python:package.module[:object] or exec:COMMAND")
