@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -504,9 +504,10 @@ def align(plan: NormalizePlan, out: Sequence[Mapping[str, Any]]) -> Alignment:
                     extras.extend(Extra(kk, b, v, before) for b, v, before in got)
                     break
             if not _skippable(cand, plan.ambiguous) and not problems:
+                kept = [b for _, b in out_blocks(cand, plan.ambiguous)]
                 problems.append(
                     f"messages.{kk} ({cand.get('role')}) is not input messages.{index} ({msg.get('role')}) "
-                    f"with its content kept: expected {short(need)}, got {short(cand.get('content'))}"
+                    f"with its content kept: {difference(need, kept, 'content')}"
                 )
         if found is None:
             if not problems:
@@ -547,6 +548,28 @@ def results_after(out: Sequence[Mapping[str, Any]], k: int, tool_id: str) -> lis
     ]
 
 
+def _at(value: Any, path: str, root: str) -> Any:
+    for part in path.removeprefix(root).strip(".").split("."):
+        if not part:
+            continue
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return "nothing"
+    return value
+
+
+def difference(expected: Any, got: Any, root: str) -> str:
+    """Where two values first differ, and both values there: a diagnosis that points at the place
+    rather than two long dumps cut at the same prefix."""
+    path = first_difference(expected, got, root)
+    if path is None:
+        return f"{root} is as expected"
+    return f"first difference at {path}: expected {short(_at(expected, path, root))}, got {short(_at(got, path, root))}"
+
+
 def first_difference(before: Any, after: Any, path: str) -> str | None:
     """The JSON path of the first place two values differ (for "mutated its input" messages)."""
     if type(before) is not type(after):
@@ -568,16 +591,3 @@ def first_difference(before: Any, after: Any, path: str) -> str | None:
     return None if before == after else path
 
 
-def guarded(check: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a malformed reply into a failure finding instead of an exception in the runner."""
-    from ctxmodel.properties.catalogue import Finding
-
-    def run(probe: Any, params: dict[str, Any]) -> list[Finding]:
-        try:
-            return list(check(probe, params))
-        except Malformed as exc:
-            return [Finding.fail(str(exc), "a reply of the shape contract §7 gives the op")]
-
-    run.__name__ = getattr(check, "__name__", "check")
-    run.__doc__ = check.__doc__
-    return run

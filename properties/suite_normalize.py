@@ -327,11 +327,21 @@ def synthetic_marked_prop(probe: Probe, ex: Exchange) -> Iterator[Finding]:
             for o in plan.orphans
         ):
             continue
+        expected = 'a non-empty result marked by is_error: true and/or text containing "interrupt" (§3.3)'
+        if any(result_payload(other) == result_payload(block) for other in plan.all_results()):
+            yield Finding.fail(
+                f"messages.{k + 1}.content.{m}: {tool_id} had no result, and got another call's real result "
+                f"relabelled to it (content {short(block.get('content'))}), not a synthetic one",
+                expected,
+                code="relabelled-result",
+            )
+            return
         what = "empty" if not "".join(result_texts(block)).strip() else "not marked"
         yield Finding.fail(
             f"messages.{k + 1}.content.{m}: the synthetic result for {tool_id} (it had no result) is {what}: "
             f"content {short(block.get('content'))}, is_error {block.get('is_error')!r}",
-            'a non-empty result marked by is_error: true and/or text containing "interrupt" (§3.3)',
+            expected,
+            code=f"synthetic-{what.replace(' ', '-')}",
         )
         return
 
