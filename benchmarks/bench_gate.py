@@ -70,7 +70,6 @@ def bench_suite(max_examples: int) -> None:
             policies=target.description.policies,
             profile=get_profile("ci"),
             fixtures_dir=fixtures,
-            target_spec="reference",
             max_examples=max_examples,
             database=None,
         )

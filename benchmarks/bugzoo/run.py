@@ -23,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -36,7 +36,6 @@ HERE = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from hypothesis.errors import HypothesisException  # noqa: E402
 
 __all__ = ["QUICK", "Row", "format_table", "main", "run_variant", "summary", "variants"]
 
@@ -93,32 +92,6 @@ def _size(params: dict[str, Any] | None) -> tuple[int | None, int | None]:
     return len(messages), blocks
 
 
-class _Counting:
-    """Wraps a property's check to note the example at which it first failed (the gate counts shrinks too)."""
-
-    def __init__(self, check: Callable[..., Iterable[Any]]) -> None:
-        self.check = check
-        self.calls = 0
-        self.first_failure: int | None = None
-
-    def __call__(self, probe: Any, params: dict[str, Any]) -> list[Any]:
-        self.calls += 1
-        try:
-            findings = list(self.check(probe, params))
-        except HypothesisException:
-            raise
-        except Exception:
-            self._failed()
-            raise
-        if any(f.severity == "fail" for f in findings):
-            self._failed()
-        return findings
-
-    def _failed(self) -> None:
-        if self.first_failure is None:
-            self.first_failure = self.calls
-
-
 def run_variant(
     name: str,
     *,
@@ -155,15 +128,13 @@ def run_variant(
     ran = 0
     with tempfile.TemporaryDirectory() as scratch:
         for prop in _ordered(select(property_ids), clause):
-            counting = _Counting(prop.check)
             outcome = gate.run_property(
-                attrs.evolve(prop, check=counting),
+                prop,
                 target,
                 policies=policies,
                 tokenizer=target.description.tokenizer,
                 profile=chosen,
                 fixtures_dir=fixtures_dir or scratch,
-                target_spec=spec,
                 seed=seed,
                 max_examples=max_examples,
                 database=None,
@@ -175,8 +146,9 @@ def run_variant(
                 errors.append(f"{prop.id}: {outcome.reason}")
             elif outcome.status == "failed":
                 if not caught:
-                    examples = counting.first_failure
-                    size = _size(outcome.params)
+                    first = min(outcome.kinds, key=lambda k: k.first_example)
+                    examples = first.first_example
+                    size = _size(first.params)
                 caught.append(prop.id)
                 if first_only:
                     break

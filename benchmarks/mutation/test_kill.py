@@ -98,8 +98,7 @@ def run_one(case: str, examples: int | None = None) -> Any:
                 tokenizer=target.description.tokenizer,
                 profile=MUTATION,
                 fixtures_dir=scratch,
-                target_spec="reference",
-                seed=0,
+                    seed=0,
                 max_examples=examples,
                 database=None,
             )
