@@ -4,6 +4,7 @@ targets whose bugs only a sequence of steps reaches, printing that sequence."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, seed, settings
@@ -126,3 +127,22 @@ def test_the_loop_and_the_catalogue_give_one_recorded_exchange_the_same_verdict(
         except LoopFailure as failure:
             verdict = failure.prop.id
         assert verdict == (catalogue[0] if catalogue else None), (spec, catalogue, verdict)
+
+
+@pytest.mark.slow
+def test_a_loop_failure_is_an_ordinary_fixture_that_replays(open_spec: list[Target], tmp_path: Path) -> None:
+    from ctxmodel.fixtures import load_fixture
+    from ctxmodel.fuzz.agent_loop import run_loop_slice
+    from ctxmodel.gate import replay
+
+    target = open_target("python:tests.targets.broken_loop_marker")
+    open_spec.append(target)
+    outcome = run_loop_slice(
+        target, policies=resolve(target.description.policies), tokenizer=target.description.tokenizer,
+        settings=_settings(300, shrink=False), seed=1, fixtures_dir=tmp_path,
+    )
+    assert outcome.fixture is not None, "the loop found nothing"
+    fixture = load_fixture(outcome.fixture)
+    assert fixture.property.startswith("recover.") and fixture.kind.startswith(fixture.property)
+    assert replay(fixture, target).failed, "the loop's fixture does not replay as its property"
+    assert not replay(fixture, open_target("reference")).failed
