@@ -495,7 +495,7 @@ def _jpeg_size(raw: bytes) -> tuple[int, int] | None:
 def image_size(data: str) -> tuple[int, int] | None:
     """``(width, height)`` read from a base64 image's header (PNG, JPEG, GIF, WebP), else ``None``."""
     head = _b64(data, 64)
-    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and head[12:16] == b"IHDR" and len(head) >= 24:
         width, height = struct.unpack(">II", head[16:24])
         return width, height
     if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:

@@ -669,8 +669,11 @@ def _base64_size(image: Image) -> tuple[int, int] | None:
     return image_size(data) if data is not None and image.source.get("type") == "base64" else None
 
 
-def _size_limits(work: _Work) -> None:
-    """Images the API refuses, or too many, or a request over 32 MB: each image becomes a text."""
+def _size_limits(work: _Work, oversized: bool) -> None:
+    """Images the API refuses, or too many, or a request over 32 MB: each image becomes a text.
+
+    ``oversized``: the request was over 32 MB when last judged (measuring it means serializing it).
+    """
     found = _request_images(work)
     if not found:
         return
@@ -695,7 +698,7 @@ def _size_limits(work: _Work) -> None:
         out[n] = ("many-image-dimensions", f"{size[0]}x{size[1]} px, over 2000 px in a request of more than "
                   f"{MANY_IMAGES} images")
         left.remove(n)
-    total = request_bytes([work.entries[k].message for k in work.visible()])
+    total = request_bytes([work.entries[k].message for k in work.visible()]) if oversized else 0
     saved = sum(len(found[n].image.data or "") for n in out)
     for n in sorted(left, key=lambda n: -len(found[n].image.data or "")):
         if total - saved <= REQUEST_MAX_BYTES:
@@ -722,13 +725,13 @@ def _size_limits(work: _Work) -> None:
         work.replace(at.entry, message.with_content(tuple(blocks)))
 
 
-def _round(work: _Work, thinking: bool | None) -> None:
+def _round(work: _Work, thinking: bool | None, found: Sequence[Violation]) -> None:
     _misplaced_blocks(work)
     _orphan_server_results(work)
     _duplicate_uses(work)
     _thinking(work, thinking)
     _content_limits(work, thinking)
-    _size_limits(work)
+    _size_limits(work, any(v.rule == "request-too-large" for v in found))
     _blank_messages(work, ("assistant",))
     _bad_ids(work)
     _pairing(work)
@@ -754,14 +757,17 @@ def repair(
 
         raise UsageError(f"repair: orphans={orphans!r}: expected one of {'|'.join(ORPHANS)}")
     source = tuple(history)
-    if not validate(request_of(source), thinking=thinking):
+    remaining = validate(request_of(source), thinking=thinking)
+    if not remaining:
         return source, RepairReport(origins=tuple(range(len(source))))
     mask = visible_mask(source)
     deciders = _deciders(source, mask)
     work = _Work([_Entry(i, i, m, not mask[i], i in deciders) for i, m in enumerate(source)], source, orphans)
-    remaining: list[Violation] = []
     for _ in range(4):
-        _round(work, thinking)
+        made = len(work.changes)
+        _round(work, thinking, remaining)
+        if len(work.changes) == made:
+            break  # nothing more it can do: what is left is unresolved
         messages, _ = _result(work)
         remaining = validate(request_of(messages), thinking=thinking)
         if not remaining:

@@ -97,6 +97,7 @@ def test_image_headers() -> None:
     jpeg = b"\xff\xd8" + exif + b"\xff\xc0" + struct.pack(">HBHH", 17, 8, 3000, 9001) + b"\0" * 12
     assert image_size(base64.b64encode(jpeg).decode()) == (9001, 3000)
     assert image_size("not base64 at all!") is None
+    assert image_size("iVBORw0KGgo" + "x" * 40) is None  # a PNG signature and no IHDR chunk after it
     assert image_size(base64.b64encode(b"plain text").decode()) is None
 
 

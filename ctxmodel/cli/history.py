@@ -295,7 +295,11 @@ def repair_command(file: str, out: str | None, in_place: bool, orphans: str, thi
     click.echo(_one_line(summary), err=True)
     if report.unresolved:
         for v in report.unresolved:
-            click.echo(_one_line(f"still rejected: {v.path}: {v.message}  [{v.rule}]"), err=True)
+            text = v.message if v.message.startswith(v.path) else f"{v.path}: {v.message}"
+            click.echo(_one_line(f"still rejected: {text}  [{v.rule}]"), err=True)
+        if any(v.rule == "request-too-large" for v in report.unresolved):
+            click.echo("(a request that big is over any context window: `ctxmodel recover FILE --context-window N` "
+                       "hides and cuts what the agent would)", err=True)
         noun = "violation" if len(report.unresolved) == 1 else "violations"
         click.echo(_one_line(f"{name}: the request of {judged} messages keeps {len(report.unresolved)} {noun}"),
                    err=True)
