@@ -12,9 +12,12 @@ and one oversized result loops forever over budget. The reference instead
 3. succeeds only within budget, and otherwise returns a controlled error with the input unchanged.
 
 Counting follows contract §4: ``count_text(systemPrompt) + count_messages(effective history)``,
-each counter call applying the fudge once. To stay within one counting pass on megabyte histories,
-per-message raw sums are computed once (the counter caches per block) and the cut is found with
-prefix sums; only kept prefixes of cut blocks are encoded again.
+each counter call applying the fudge once (the counter's declared ``fudge``). Recovery costs about
+one count at every size (issue 16; ``benchmarks/bench_recover.py``): per-message raw sums are
+computed once (the counter caches per block), the cut is chosen in one scan from their running
+total, with the pairing comparison kept up to date as the scan goes instead of rebuilt per
+candidate (:class:`_Pairing`), and its count follows from the sums; only kept prefixes of cut
+blocks are encoded again.
 """
 
 from __future__ import annotations
@@ -25,13 +28,13 @@ from collections import Counter as Multiset
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import attrs
 
 from ctxmodel.codec import dump
 from ctxmodel.errors import UsageError
-from ctxmodel.model import Block, History, Message, Opaque, Text, ToolResult
+from ctxmodel.model import Block, History, Message, Opaque, Text, ToolResult, ToolUse
 from ctxmodel.visibility import effective, visible_mask
 
 __all__ = [
@@ -67,6 +70,10 @@ class CounterLike(Protocol):
 
     @property
     def name(self) -> str: ...
+
+    #: The fudge factor applied once per call: ``(numerator, denominator)``, or a number.
+    @property
+    def fudge(self) -> tuple[int, int] | int | float | Fraction: ...
 
     def raw_text(self, text: str) -> int: ...
 
@@ -174,41 +181,32 @@ def _check_int(name: str, value: object) -> int:
 # The fudge: the count of a call is a monotone function of the raw sum of its blocks (contract §5).
 
 
-def _simplest_between(lo: Fraction, hi: Fraction, max_denominator: int = 64) -> Fraction:
-    """The rational with the smallest denominator in ``(lo, hi]`` (``hi`` when none is small)."""
-    for d in range(1, max_denominator + 1):
-        num = math.floor(hi * d)
-        if Fraction(num, d) > lo:
-            return Fraction(num, d)
-    return hi
-
-
 @attrs.frozen
 class _Fudge:
     """``count = ceil(factor * raw)``, the counter's once-per-call rule (contract §5, domain §4.6).
 
-    The pinned counter interface does not expose the factor, so it is read from a ``fudge``
-    attribute when the counter has one (a number, or ``(numerator, denominator)``), else inferred
-    from one whole count: ``C = ceil(f * R)`` puts ``f`` in ``((C - 1) / R, C / R]`` and the
-    simplest rational there is 3/2 for the ``zoo`` counter and 1 for the raw ones. Every decision
-    taken with it is re-checked with the counter itself before a success is reported, so an
-    inference error costs optimality, never correctness.
+    The factor is the counter's declared ``fudge`` (``ctxmodel.tokens.Counter.fudge``,
+    ``(numerator, denominator)``; a positive number is accepted too). With it and the counter's
+    raw block counts, a count is computed exactly as ``count_messages`` computes it, so the cut
+    is chosen and its count reported without a recount. A counter without a ``fudge`` is a
+    ``TypeError``: the factor used to be inferred from one count, which only bounded it.
     """
 
     factor: Fraction
 
     @classmethod
-    def of(cls, counter: CounterLike, raw: int, counted: int) -> _Fudge:
-        declared = getattr(counter, "fudge", None)
-        if isinstance(declared, tuple) and len(declared) == 2 and all(isinstance(x, int) for x in declared):
-            num, den = declared  # (numerator, denominator), as ctxmodel.tokens.Counter declares it
-            if num > 0 and den > 0:
-                return cls(Fraction(num, den))
-        if isinstance(declared, int | float | Fraction) and not isinstance(declared, bool) and declared > 0:
+    def of(cls, counter: CounterLike) -> _Fudge:
+        declared: object = getattr(counter, "fudge", None)
+        if isinstance(declared, tuple) and len(declared) == 2:
+            num, den = declared
+            if _positive_number(num) and _positive_number(den):
+                return cls(Fraction(num) / Fraction(den))
+        elif isinstance(declared, int | float | Fraction) and _positive_number(declared):
             return cls(Fraction(declared))
-        if raw <= 0 or counted <= 0:
-            return cls(Fraction(1))
-        return cls(_simplest_between(Fraction(counted - 1, raw), Fraction(counted, raw)))
+        raise TypeError(
+            f"counter {getattr(counter, 'name', counter)!r}: expected a fudge attribute, "
+            f"(numerator, denominator) or a positive number, got {declared!r}"
+        )
 
     def total(self, raw: int) -> int:
         return math.ceil(self.factor * raw)
@@ -220,28 +218,64 @@ class _Fudge:
         return math.floor(budget / self.factor)
 
 
+def _positive_number(value: object) -> bool:
+    return isinstance(value, int | float | Fraction) and not isinstance(value, bool) and value > 0
+
+
 # --------------------------------------------------------------------------------------------------
 # Pairing as the API sees adjacency (contract §3 rules 1 and 4, §4 rule 4), per message.
 
 _Issue = tuple[str, str]
 
 
-def _tool_use_ids(message: Message | None) -> list[str]:
-    if message is None or message.role != "assistant":
-        return []
-    return [b.id for b in message.tool_uses]
+class _Facts(NamedTuple):
+    """What pairing needs of one message, read once (a message is read for itself and as the
+    neighbour of two others)."""
+
+    role: str
+    uses: tuple[str, ...]  # ids of its tool_use blocks
+    leading: frozenset[str]  # ids of the tool_result blocks its content starts with
+    results: tuple[str, ...]  # ids of its tool_result blocks
+    pending: tuple[str, ...]  # unresolved server tool call ids, sorted
+    others: int  # blocks that are not tool_result blocks
 
 
-def _leading_result_ids(message: Message) -> set[str]:
-    ids: set[str] = set()
-    for block in message.blocks:
-        if not isinstance(block, ToolResult):
-            break
-        ids.add(block.tool_use_id)
-    return ids
+def _facts(message: Message) -> _Facts:
+    content = message.content
+    if isinstance(content, str):
+        return _Facts(message.role, (), frozenset(), (), (), 1)  # one text block
+    uses: list[str] = []
+    leading: set[str] = set()
+    results: list[str] = []
+    server: list[str] = []
+    resolved: set[str] = set()
+    others = 0
+    lead = True
+    for block in content:
+        if isinstance(block, ToolResult):
+            results.append(block.tool_use_id)
+            if lead:
+                leading.add(block.tool_use_id)
+            continue
+        lead = False
+        others += 1
+        if isinstance(block, ToolUse):
+            uses.append(block.id)
+        elif isinstance(block, Opaque):
+            # Server tool calls and their results (domain §5.1; §7 A16).
+            key = "id" if block.type == "server_tool_use" else "tool_use_id"
+            value = block.fields.get(key)
+            if not isinstance(value, str):
+                continue
+            if block.type == "server_tool_use":
+                server.append(value)
+            elif block.type.endswith("_tool_result") and block.type != "tool_result":
+                resolved.add(value)
+    pending = tuple(sorted(set(server) - resolved)) if server else ()
+    return _Facts(message.role, tuple(uses), frozenset(leading), tuple(results), pending, others)
 
 
-def _issues(prev: Message | None, message: Message, nxt: Message | None) -> list[_Issue]:
+def _issues(prev: _Facts | None, message: _Facts, nxt: _Facts | None) -> list[_Issue]:
     """The pairing violations owned by ``message`` given its neighbours in a request.
 
     ``missing``: a ``tool_use`` of a non-last assistant message whose id does not lead the next
@@ -252,44 +286,26 @@ def _issues(prev: Message | None, message: Message, nxt: Message | None) -> list
     """
     out: list[_Issue] = []
     if message.role == "assistant" and nxt is not None:
-        uses = message.tool_uses
-        if uses:
-            leading = _leading_result_ids(nxt) if nxt.role == "user" else set()
-            out.extend(("missing", u.id) for u in uses if u.id not in leading)
-        pending = _pending_server_ids(message)
-        if pending and nxt.role == "user":
+        if message.uses:
+            leading = nxt.leading if nxt.role == "user" else frozenset()
+            out.extend(("missing", u) for u in message.uses if u not in leading)
+        if message.pending and nxt.role == "user":
             # An unresolved server tool call lets only results follow (domain §5.1; §7 A16).
-            others = sum(1 for b in nxt.blocks if not isinstance(b, ToolResult))
-            out.extend(("server-pending", i) for i in pending for _ in range(others))
-    results = message.tool_results
-    if results:
-        allowed = set(_tool_use_ids(prev)) if message.role == "user" else set()
-        out.extend(("unexpected", r.tool_use_id) for r in results if r.tool_use_id not in allowed)
+            out.extend(("server-pending", i) for i in message.pending for _ in range(nxt.others))
+    if message.results:
+        allowed = (
+            frozenset(prev.uses) if message.role == "user" and prev is not None and prev.role == "assistant" else ()
+        )
+        out.extend(("unexpected", r) for r in message.results if r not in allowed)
     return out
 
 
-def _pending_server_ids(message: Message) -> list[str]:
-    uses: list[str] = []
-    resolved: set[str] = set()
-    for block in message.blocks:
-        if isinstance(block, Opaque):
-            key = "id" if block.type == "server_tool_use" else "tool_use_id"
-            value = block.fields.get(key)
-            if not isinstance(value, str):
-                continue
-            if block.type == "server_tool_use":
-                uses.append(value)
-            elif block.type.endswith("_tool_result") and block.type != "tool_result":
-                resolved.add(value)
-    return sorted(set(uses) - resolved)
-
-
-def _holds_results_of(assistant: Message, user: Message) -> bool:
+def _holds_results_of(assistant: _Facts, user: _Facts) -> bool:
     """Whether ``user`` holds a result of one of ``assistant``'s calls: a pair never to split."""
-    if assistant.role != "assistant" or user.role != "user":
+    if assistant.role != "assistant" or user.role != "user" or not assistant.uses or not user.results:
         return False
-    ids = set(_tool_use_ids(assistant))
-    return bool(ids) and any(r.tool_use_id in ids for r in user.tool_results)
+    ids = set(assistant.uses)
+    return any(r in ids for r in user.results)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -301,6 +317,80 @@ class _Cut:
     hidden: tuple[int, ...]  # input indices newly tagged
     first_kept: int  # input index of the first kept visible message (the marker goes before it)
     raw_after: int
+
+
+#: Stands in for the new marker as a neighbour in the pairing check: a one-text ``user`` message,
+#: whose issues and whose effect on its neighbours' issues do not depend on the number it states.
+_NEW_MARKER = _facts(Message("user", marker_text(1)))
+
+
+class _Pairing:
+    """Whether the request a cut leaves holds a pairing violation more often than the input did.
+
+    The request after hiding the taggable messages up to visible position ``p`` is
+    ``[msgs[0], *old markers before p, NEW, msgs[p + 1], msgs[p + 2], ...]``. Past ``msgs[p + 1]``
+    adjacency is the input's, so only that window's issues can be new (contract §4 rule 4). The
+    window's issues are a part fixed as old markers join it (``chain``: the first message and each
+    marker with its neighbours, the last of them next to NEW) plus the issues of ``msgs[p + 1]``
+    after NEW. They are compared with the input's issues owned by positions ``<= p + 1``. Both sides
+    only grow as ``p`` advances, so the count of issues where the chain alone already exceeds the
+    input (``_bad``) is kept up to date, and each candidate costs its own message's issues.
+    """
+
+    def __init__(self, msgs: Sequence[_Facts], n: int, owner_issues: list[list[_Issue]]) -> None:
+        self._msgs = msgs  # filled as the scan goes: up to p + 2 when candidate p is asked about
+        self._n = n
+        self._owner_issues = owner_issues
+        self._owned: Multiset[_Issue] = Multiset()
+        self._owned_upto = -1  # positions 0.._owned_upto are counted in _owned
+        self._chain: Multiset[_Issue] = Multiset()
+        self._bad = 0
+        self._members = [0]  # visible positions of the window before NEW: msgs[0], then old markers
+        self._last: list[_Issue] = _issues(None, msgs[0], _NEW_MARKER)
+        self._add_chain(self._last, 1)
+
+    def _set_bad(self, issue: _Issue, before: bool) -> None:
+        after = self._chain[issue] > self._owned[issue]
+        self._bad += after - before
+
+    def _add_chain(self, issues: Iterable[_Issue], sign: int) -> None:
+        for issue in issues:
+            before = self._chain[issue] > self._owned[issue]
+            self._chain[issue] += sign
+            self._set_bad(issue, before)
+
+    def own_up_to(self, last: int) -> None:
+        """Count the input's issues owned by positions up to ``last``."""
+        while self._owned_upto < last:
+            self._owned_upto += 1
+            for issue in self._owner_issues[self._owned_upto]:
+                before = self._chain[issue] > self._owned[issue]
+                self._owned[issue] += 1
+                self._set_bad(issue, before)
+
+    def add_marker(self, j: int) -> None:
+        """Old marker ``msgs[j]`` joins the window (it stays visible when the cut passes it)."""
+        msgs = self._msgs
+        members = self._members
+        last = members[-1]
+        prev = msgs[members[-2]] if len(members) > 1 else None
+        self._add_chain(self._last, -1)
+        self._add_chain(_issues(prev, msgs[last], msgs[j]), 1)  # the former last, now before msgs[j]
+        members.append(j)
+        self._last = _issues(msgs[last], msgs[j], _NEW_MARKER)
+        self._add_chain(self._last, 1)
+
+    def allows(self, p: int) -> bool:
+        """No issue of the window after hiding up to ``p`` is more frequent than in the input."""
+        if self._bad:
+            return False
+        msgs = self._msgs
+        tail = msgs[p + 2] if p + 2 < self._n else None
+        own = _issues(_NEW_MARKER, msgs[p + 1], tail)
+        if not own:
+            return True
+        chain, owned = self._chain, self._owned
+        return all(chain[issue] + count <= owned[issue] for issue, count in Multiset(own).items())
 
 
 def _plan_cut(
@@ -318,84 +408,88 @@ def _plan_cut(
     markers); the first kept is the next visible message, so the last visible message is never
     tagged. A cut is refused when it splits a tool pair (so the assistant whose results the last
     visible message holds is never tagged) or when the request it leaves would hold a pairing
-    violation (rule, tool id) more often than the input's did (contract §4 rule 4). Token sums come
-    from ``raws`` prefix sums: no recount per candidate.
+    violation (rule, tool id) more often than the input's did (contract §4 rule 4).
+
+    Linear in messages: one scan keeps the hidden raw sum, whether a pair straddles an old marker
+    in the span, and the pairing comparison (:class:`_Pairing`) up to date. A cut's raw count is
+    ``raw_total - hidden + marker`` with the marker's own raw count, which differs with ``k``; as
+    counts are never negative, a cut whose hidden part alone leaves more than ``raw_budget`` cannot
+    fit, so the marker is counted only where a fit is possible (first pass), and for the cut that
+    lowers the count most (second pass, only when none fits) where ``fudge(raw_total - hidden)``
+    alone does not already rule it out.
     """
     n = len(visible)
     if n < 3:
         return None
-    msgs = [history[i] for i in visible]
-    is_marker = [m.is_truncation_marker for m in msgs]
-    pair = [j + 1 < n and _holds_results_of(msgs[j], msgs[j + 1]) for j in range(n)]
+    is_marker = [history[i].is_truncation_marker for i in visible]
+    # Per-position facts, computed as the scan reaches them (a cut that fits early reads few):
+    # what pairing needs of msgs[j], pair[j] (msgs[j + 1] holds results of msgs[j]'s calls) and the
+    # input's issues owned by msgs[j].
+    msgs: list[_Facts] = []
+    pair: list[bool] = []
+    owner_issues: list[list[_Issue]] = []
 
-    # Old issues per owner (visible order), and per key the owners' positions, for prefix counts.
-    positions: dict[_Issue, list[int]] = {}
-    for j in range(n):
-        for issue in _issues(msgs[j - 1] if j else None, msgs[j], msgs[j + 1] if j + 1 < n else None):
-            positions.setdefault(issue, []).append(j)  # appended in increasing j: already sorted
+    def reach(j: int) -> None:
+        while len(pair) <= j:
+            i = len(pair)
+            while len(msgs) <= min(i + 1, n - 1):
+                msgs.append(_facts(history[visible[len(msgs)]]))
+            nxt = msgs[i + 1] if i + 1 < n else None
+            pair.append(nxt is not None and _holds_results_of(msgs[i], nxt))
+            owner_issues.append(_issues(msgs[i - 1] if i else None, msgs[i], nxt))
 
-    def owned_up_to(issue: _Issue, last: int) -> int:
-        pos = positions.get(issue)
-        if not pos:
-            return 0
-        lo, hi = 0, len(pos)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pos[mid] <= last:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-    marker_positions = [j for j in range(1, n) if is_marker[j]]
-    # An old marker in the hidden span stays visible: a pair joining it to a hidden neighbour splits.
-    straddles = {
-        j: (pair[j - 1] and j > 1 and not is_marker[j - 1]) or (j + 1 < n and pair[j] and not is_marker[j + 1])
-        for j in marker_positions
-    }
-    marker_raw: dict[int, int] = {}
-
+    reach(1)
     if pair[0] and not is_marker[1]:
         return None  # every cut hides msgs[1], which holds the results of the never-hidden first message
-    best: tuple[int, int, _Cut] | None = None  # (count, k, cut)
-    current = fudge.total(raw_total)
+    pairing = _Pairing(msgs, n, owner_issues)
+    marker_raw: dict[int, int] = {}
+
+    def marker(k: int) -> int:
+        got = marker_raw.get(k)
+        if got is None:
+            got = marker_raw[k] = counter.raw_block(Text(marker_text(k)))
+        return got
+
+    # Candidates that pass every check, in order: (visible position p of the last hidden, k, hidden raw).
+    candidates: list[tuple[int, int, int]] = []
+    straddled = False  # a pair joins an old marker in the span (it stays visible) to a hidden neighbour
     hidden_raw = 0
     k = 0
+    fit: tuple[int, int, int] | None = None
     for p in range(1, n - 1):  # p: visible position of the k-th hidden message
+        reach(p + 1)
+        pairing.own_up_to(p + 1)
         if is_marker[p]:
+            if (pair[p - 1] and p > 1 and not is_marker[p - 1]) or (pair[p] and not is_marker[p + 1]):
+                straddled = True
+            pairing.add_marker(p)
             continue
         k += 1
         hidden_raw += raws[p]
-        if pair[p]:
-            continue  # would separate msgs[p] (hidden) from its results msgs[p + 1] (kept)
-        span_markers = [j for j in marker_positions if j < p]
-        if any(straddles[j] for j in span_markers):
-            continue  # a pair would straddle an old marker that stays visible
-        if k not in marker_raw:
-            marker_raw[k] = counter.raw_block(Text(marker_text(k)))
-        raw_after = raw_total - hidden_raw + marker_raw[k]
-        count_after = fudge.total(raw_after)
-        if best is not None and count_after >= best[0] and raw_after > raw_budget:
+        if pair[p] or straddled:
+            continue  # would separate msgs[p] (hidden) from its results, or a pair across an old marker
+        if not pairing.allows(p):
             continue
-        # Pairing check: the request after is [msgs[0], *span markers, NEW, msgs[p + 1], ...].
-        new_marker = Message("user", marker_text(k))
-        window: list[Message] = [msgs[0], *(msgs[j] for j in span_markers), new_marker, msgs[p + 1]]
-        tail = msgs[p + 2] if p + 2 < n else None
-        local: Multiset[_Issue] = Multiset()
-        for w, message in enumerate(window):
-            prev = window[w - 1] if w else None
-            nxt = window[w + 1] if w + 1 < len(window) else tail
-            local.update(_issues(prev, message, nxt))
-        if any(count > owned_up_to(issue, p + 1) for issue, count in local.items()):
-            continue
-        cut = _Cut(tuple(visible[j] for j in range(1, p + 1) if not is_marker[j]), visible[p + 1], raw_after)
-        if raw_after <= raw_budget:
-            return cut  # the fewest messages that fit
-        if best is None or count_after < best[0]:
-            best = (count_after, k, cut)
-    if best is None or best[0] >= current:
-        return None
-    return best[2]
+        candidates.append((p, k, hidden_raw))
+        if raw_total - hidden_raw <= raw_budget and raw_total - hidden_raw + marker(k) <= raw_budget:
+            fit = (p, k, raw_total - hidden_raw + marker(k))  # the fewest messages that fit
+            break
+    if fit is None:
+        best: tuple[int, int, int, int] | None = None  # (count, p, k, raw_after)
+        for p, k, hidden in candidates:
+            base = raw_total - hidden
+            if best is not None and fudge.total(base) >= best[0]:
+                continue  # the marker only adds: this cut cannot count less than the best
+            raw_after = base + marker(k)
+            count_after = fudge.total(raw_after)
+            if best is None or count_after < best[0]:
+                best = (count_after, p, k, raw_after)
+        if best is None or best[0] >= fudge.total(raw_total):
+            return None
+        _, p, k, raw_after = best
+        fit = (p, k, raw_after)
+    p, k, raw_after = fit
+    return _Cut(tuple(visible[j] for j in range(1, p + 1) if not is_marker[j]), visible[p + 1], raw_after)
 
 
 def _apply_cut(history: Sequence[Message], cut: _Cut, truncation_id: str) -> History:
@@ -411,7 +505,12 @@ def _apply_cut(history: Sequence[Message], cut: _Cut, truncation_id: str) -> His
             meta["isTruncationMarker"] = True
             meta["truncationId"] = truncation_id
             out.append(Message("user", marker_text(len(hidden)), _frozen(meta)))
-        out.append(message.with_meta(truncationParent=truncation_id) if i in hidden else message)
+        if i in hidden:
+            # Message.with_meta, without attrs.evolve's per-call introspection (thousands of messages).
+            meta = dict(message.meta)
+            meta["truncationParent"] = truncation_id
+            message = Message(message.role, message.content, _frozen(meta))
+        out.append(message)
     return tuple(out)
 
 
@@ -421,7 +520,7 @@ def _frozen(meta: dict[str, Any]) -> Mapping[str, Any]:
 
 def _ids_in_use(history: Sequence[Message]) -> set[str]:
     keys = ("truncationId", "truncationParent", "condenseId", "condenseParent")
-    return {v for m in history for k in keys if isinstance(v := m.meta.get(k), str)}
+    return {v for m in history if m.meta for k in keys if isinstance(v := m.meta.get(k), str)}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -571,8 +670,16 @@ def recover(
     counts = _resolve_counter(counter)
     source: History = tuple(history)
     allowed = allowed_tokens(context_window, max_tokens)
+    fudge = _Fudge.of(counts)
     system_tokens = counts.count_text(system_prompt)
-    prev = system_tokens + counts.count_messages(effective(source))
+    # One counting pass: per visible message raw sums (each block through the counter, cached), and
+    # the count of the effective history from their total, as count_messages computes it (the
+    # fudge once on the raw sum of all blocks).
+    mask = visible_mask(source)
+    visible = [i for i, keep in enumerate(mask) if keep]
+    raws = [sum(counts.raw_block(b) for b in source[i].blocks) for i in visible]
+    raw_total = sum(raws)
+    prev = system_tokens + fudge.total(raw_total)
 
     def failed(reason: str) -> Recovery:
         # Contract §4 rule 8: the input unchanged, nothing removed, no id, the count unchanged.
@@ -588,11 +695,6 @@ def recover(
     if system_tokens > allowed:
         return failed(f"the system prompt alone counts {system_tokens} tokens, over the {allowed} allowed")
 
-    mask = visible_mask(source)
-    visible = [i for i, keep in enumerate(mask) if keep]
-    raws = [sum(counts.raw_block(b) for b in source[i].blocks) for i in visible]
-    raw_total = sum(raws)
-    fudge = _Fudge.of(counts, raw_total, prev - system_tokens)
     raw_budget = fudge.max_raw(allowed - system_tokens)
 
     # 1. Truncation.
@@ -614,7 +716,9 @@ def recover(
         removed = len(cut.hidden)
         raw_now = cut.raw_after
 
-    new = system_tokens + counts.count_messages(effective(work))
+    # The count after the cut, from the counter's own raw counts: the hidden messages leave, the
+    # marker comes in, nothing else changes visibility (the id is new), so this is the recount.
+    new = system_tokens + fudge.total(raw_now)
     # 2. Degradation, within what remains visible (one predicate: visible_mask).
     degraded: list[Degraded] = []
     if new > allowed:

@@ -41,6 +41,7 @@ class CharCounter:
 
     name = "chars4"
     encoding = "chars4"
+    fudge = (3, 2)
 
     def __init__(self) -> None:
         self.encoded: list[int] = []
@@ -771,25 +772,6 @@ def test_a_dense_tail_slightly_over_budget_is_degraded_not_given_up(over: int) -
     assert len(result.degraded) == 1
     new_text = dump(result.messages)[2]["content"][0]["content"]
     assert len(new_text) < len(text) and new_text.startswith(text[:200])
-
-
-def test_the_fudge_is_read_when_declared_and_inferred_as_the_simplest_factor_otherwise() -> None:
-    """The counter interface is pinned without the fudge, so recover reads a declared ``fudge`` and
-    otherwise infers it from one count (``ceil(f * raw) = counted`` puts ``f`` in ``((counted-1)/raw,
-    counted/raw]``); a wrong factor costs optimality, so the reference pins both paths itself."""
-    from fractions import Fraction
-
-    from ctxmodel.recover import _Fudge
-
-    class Declared(CharCounter):
-        fudge = (3, 2)
-
-    # Declared wins even where one count alone would suggest another factor.
-    assert _Fudge.of(Declared(), 10, 10).factor == Fraction(3, 2)
-    # Inferred: the simplest rational in the interval, from a large and a small count.
-    assert _Fudge.of(CharCounter(), 1000, 1500).factor == Fraction(3, 2)
-    assert _Fudge.of(CharCounter(), 7, 11).factor == Fraction(3, 2)  # (10/7, 11/7]
-    assert _Fudge.of(CharCounter(), 0, 0).factor == Fraction(1)
 
 
 def test_an_old_marker_holding_results_keeps_its_tool_use_visible() -> None:
