@@ -91,7 +91,8 @@ def test_encodings_are_verified_and_offline(monkeypatch: pytest.MonkeyPatch) -> 
     assert O200K.n_vocab == 200019 and CL100K.n_vocab == 100277
 
 
-def test_tampered_ranks_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tampered_ranks_are_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.setenv("CTXMODEL_CACHE_DIR", str(tmp_path))  # no prepared ranks: the parsing path
     real = encodings.bundled_rank_bytes("cl100k_base")
     monkeypatch.setattr(encodings, "bundled_rank_bytes", lambda name: real.replace(b" 0\n", b" 1\n", 1))
     with pytest.raises(encodings.EncodingError) as caught:

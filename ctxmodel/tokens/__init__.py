@@ -11,23 +11,60 @@ calls, each with its own fudge.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ctxmodel.model import Message
-from ctxmodel.tokens.counter import (
-    ACCEPTED_TOKENIZERS,
-    COUNTERS,
-    FIELD_FUDGE,
-    Counter,
-    CounterSpec,
-    block_text,
-    counter_spec,
-    get_counter,
-    image_tokens,
-    tokenizer_name,
-)
-from ctxmodel.tokens.encodings import ENCODING_NAMES, EncodingError, get_encoding
-from ctxmodel.tokens.jsjson import js_stringify
+if TYPE_CHECKING:
+    from ctxmodel.model import Message
+    from ctxmodel.tokens.counter import (
+        ACCEPTED_TOKENIZERS,
+        COUNTERS,
+        FIELD_FUDGE,
+        Counter,
+        CounterSpec,
+        block_text,
+        counter_spec,
+        get_counter,
+        image_tokens,
+        tokenizer_name,
+    )
+    from ctxmodel.tokens.encodings import ENCODING_NAMES, EncodingError, get_encoding
+    from ctxmodel.tokens.jsjson import js_stringify
+
+#: Where each public name lives. Loaded on first use (PEP 562), so that importing
+#: ``ctxmodel.tokens.jsjson`` (the codec does, for ``tool_use`` input) or naming a tokenizer does
+#: not import tiktoken and the ``regex`` module: a command that never counts never pays for them.
+_LAZY = {
+    "ACCEPTED_TOKENIZERS": "counter",
+    "COUNTERS": "counter",
+    "FIELD_FUDGE": "counter",
+    "Counter": "counter",
+    "CounterSpec": "counter",
+    "block_text": "counter",
+    "counter_spec": "counter",
+    "get_counter": "counter",
+    "image_tokens": "counter",
+    "tokenizer_name": "counter",
+    "ENCODING_NAMES": "encodings",
+    "EncodingError": "encodings",
+    "get_encoding": "encodings",
+    "js_stringify": "jsjson",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "ACCEPTED_TOKENIZERS",
@@ -51,6 +88,8 @@ __all__ = [
 
 def resolve_counter(counter: str | Counter) -> Counter:
     """A counter from its tokenizer name (``UsageError`` listing the accepted ones when unknown) or itself."""
+    from ctxmodel.tokens.counter import Counter, get_counter
+
     return counter if isinstance(counter, Counter) else get_counter(counter)
 
 
