@@ -521,6 +521,28 @@ def image_size(data: str) -> tuple[int, int] | None:
     return None
 
 
+def _text_bytes_at_least(history: Sequence[Message]) -> int:
+    """A quick lower bound of ``request_bytes``: the characters of the texts, results and images."""
+    total = 0
+    for message in history:
+        content = message.content
+        if isinstance(content, str):
+            total += len(content)
+            continue
+        for block in content:
+            if isinstance(block, Text):
+                total += len(block.text)
+            elif isinstance(block, Image):
+                total += len(block.data or "")
+            elif isinstance(block, ToolResult):
+                if isinstance(block.content, str):
+                    total += len(block.content)
+                elif block.content is not None:
+                    for item in block.content:
+                        total += len(item.text) if isinstance(item, Text) else len(getattr(item, "data", None) or "")
+    return total
+
+
 def request_bytes(history: Sequence[Message]) -> int:
     """The size of ``{"messages": [...]}`` as compact JSON, in UTF-8 bytes (what the 32 MB limit counts)."""
     from ctxmodel.codec import dump_message
@@ -611,13 +633,17 @@ def _size_limits(history: Sequence[Message], out: list[Violation]) -> None:
                 "models; others take 600); this is the first one over",
             )
         )
-    total = request_bytes(history)
+    # Serializing a 200 MB request to measure it costs as much as the rest of the checks: when its
+    # texts alone are over, it is over, and that lower bound is what is reported.
+    least = _text_bytes_at_least(history)
+    total = least if least > REQUEST_MAX_BYTES else request_bytes(history)
     if total > REQUEST_MAX_BYTES:
+        measured = f"at least {total}" if total == least else f"{total}"
         out.append(
             Violation(
                 "request-too-large",
                 "messages",
-                f"messages: request_too_large: the request exceeds 32 MB: {total} bytes of messages alone (compact "
+                f"messages: request_too_large: the request exceeds 32 MB: {measured} bytes of messages alone (compact "
                 f"JSON) > {REQUEST_MAX_BYTES} bytes",
             )
         )

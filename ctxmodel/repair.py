@@ -700,6 +700,8 @@ def _size_limits(work: _Work, oversized: bool) -> None:
         left.remove(n)
     total = request_bytes([work.entries[k].message for k in work.visible()]) if oversized else 0
     saved = sum(len(found[n].image.data or "") for n in out)
+    if total - sum(len(at.image.data or "") for at in found) > REQUEST_MAX_BYTES:
+        left = []  # not even without any image would it fit: leave the images, say it is unresolved
     for n in sorted(left, key=lambda n: -len(found[n].image.data or "")):
         if total - saved <= REQUEST_MAX_BYTES:
             break

@@ -142,3 +142,19 @@ def test_validate_and_repair_on_a_file_with_a_6_mb_image(tmp_path: Path, capsys:
     code, _, err = run(["repair", str(path), "--in-place"], capsys)
     assert code == 0 and "messages.0: image-too-large: image replaced by a text saying so" in err
     assert run(["validate", str(path)], capsys)[0] == 0
+
+
+def test_a_request_over_32_mb_of_text_is_left_to_recover(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No image removal would bring it under: repair changes nothing and says what would help."""
+    import json
+
+    value = [user(image(png(10, 10))), {"role": "assistant", "content": "ok"},
+             {"role": "user", "content": "x" * (33 * MB)}]
+    _, report = repair(load(value))
+    assert not report.changed and [v.rule for v in report.unresolved] == ["request-too-large"]
+    assert "at least" in report.unresolved[0].message
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(value))
+    code, _, err = run(["repair", str(path), "--in-place"], capsys)
+    assert code == 1 and "ctxmodel recover FILE --context-window N" in err
+    assert not Path(f"{path}.bak").exists()
