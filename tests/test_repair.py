@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from ctxmodel.cli import main
@@ -33,7 +33,14 @@ from ctxmodel.tokens.jsjson import js_stringify
 from ctxmodel.visibility import visible_mask
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+# No target phase: histories() steers toward pairing defects, and hill-climbing on one history took
+# most of the run without drawing new shapes.
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+)
 _GOOD_ID = re.compile(r"[a-zA-Z0-9_-]+")
 Msg = dict[str, Any]
 
