@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import math
 import uuid
+from bisect import bisect_left
 from collections import Counter as Multiset
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
@@ -404,6 +406,113 @@ def _plan_cut(
 ) -> _Cut | None:
     """The fewest oldest visible messages to hide, or else the cut that lowers the count most.
 
+    The reference's choice is :func:`_scan_cut`'s. Most calls are answered sooner: the first cut
+    whose hidden messages alone free enough is found by bisection on their running raw total, and
+    when it (or one of the next few) plainly passes every check, it is the answer; anything less
+    plain goes to the scan.
+    """
+    n = len(visible)
+    if n < 3:
+        return None
+    is_marker = [history[i].is_truncation_marker for i in visible]
+    quick = _quick_fit(history, visible, raws, is_marker, counter, raw_budget, raw_total)
+    if quick is not None:
+        return quick
+    return _scan_cut(history, visible, raws, is_marker, counter, fudge, raw_budget, raw_total)
+
+
+#: How many candidates past the first that could fit :func:`_quick_fit` tries before the scan.
+_QUICK_TRIES = 64
+
+
+def _quick_fit(
+    history: Sequence[Message],
+    visible: list[int],
+    raws: list[int],
+    is_marker: list[bool],
+    counter: CounterLike,
+    raw_budget: int,
+    raw_total: int,
+) -> _Cut | None:
+    """The scan's first fitting cut, when it can be told without the scan; else None.
+
+    A candidate hiding up to visible position ``p`` cannot fit while its hidden messages alone
+    leave more than ``raw_budget`` (counts are never negative), so the first possible fit is found
+    by bisection on the running hidden total. From there, each candidate is decided as the scan
+    decides it: a marker position or one whose results follow is no candidate; one that does not
+    fit with its marker counted is passed over. The first fitting one is the answer when the window
+    it leaves (``msgs[0]``, the old markers before it, the new marker, ``msgs[p + 1]``) owns no
+    pairing issue at all, so no issue can be more frequent than in the input; a pair straddling an
+    old marker, any issue in the window, or too many tries give None and the scan decides.
+    """
+    n = len(visible)
+    hidden = list(accumulate(0 if j == 0 or is_marker[j] else raws[j] for j in range(n - 1)))
+    first = bisect_left(hidden, raw_total - raw_budget, 1)  # first p whose hidden part frees enough
+    if first > n - 2:
+        return None
+    facts: dict[int, _Facts] = {}
+
+    def fact(j: int) -> _Facts:
+        got = facts.get(j)
+        if got is None:
+            got = facts[j] = _facts(history[visible[j]])
+        return got
+
+    def pair(j: int) -> bool:
+        return j + 1 < n and _holds_results_of(fact(j), fact(j + 1))
+
+    if pair(0) and not is_marker[1]:
+        return None  # no cut at all (msgs[1] holds the results of the first message): the scan says so
+    markers = [j for j in range(1, first) if is_marker[j]]
+    members = [0, *markers]  # the window before the new marker
+    for j in markers:
+        if (pair(j - 1) and j > 1 and not is_marker[j - 1]) or (pair(j) and not is_marker[j + 1]):
+            return None  # a pair straddles an old marker in the span: the scan decides
+    for w in range(len(members) - 1):
+        prev = fact(members[w - 1]) if w else None
+        if _issues(prev, fact(members[w]), fact(members[w + 1])):
+            return None
+    tries = 0
+    for p in range(first, n - 1):
+        if is_marker[p]:
+            if (pair(p - 1) and p > 1 and not is_marker[p - 1]) or (pair(p) and not is_marker[p + 1]):
+                return None
+            prev = fact(members[-2]) if len(members) > 1 else None
+            if _issues(prev, fact(members[-1]), fact(p)):
+                return None
+            members.append(p)
+            continue
+        tries += 1
+        if tries > _QUICK_TRIES:
+            return None
+        if pair(p):
+            continue
+        k = p - len(members) + 1  # taggable messages in 1..p
+        raw_after = raw_total - hidden[p] + counter.raw_block(Text(marker_text(k)))
+        if raw_after > raw_budget:
+            continue
+        last_prev = fact(members[-2]) if len(members) > 1 else None
+        if _issues(last_prev, fact(members[-1]), _NEW_MARKER):
+            return None
+        tail = fact(p + 2) if p + 2 < n else None
+        if _issues(_NEW_MARKER, fact(p + 1), tail):
+            return None
+        return _Cut(tuple(visible[j] for j in range(1, p + 1) if not is_marker[j]), visible[p + 1], raw_after)
+    return None
+
+
+def _scan_cut(
+    history: Sequence[Message],
+    visible: list[int],
+    raws: list[int],
+    is_marker: list[bool],
+    counter: CounterLike,
+    fudge: _Fudge,
+    raw_budget: int,
+    raw_total: int,
+) -> _Cut | None:
+    """The fewest oldest visible messages to hide, or else the cut that lowers the count most.
+
     Candidates hide the first ``k`` taggable visible messages (not the first visible one, not
     markers); the first kept is the next visible message, so the last visible message is never
     tagged. A cut is refused when it splits a tool pair (so the assistant whose results the last
@@ -419,9 +528,6 @@ def _plan_cut(
     alone does not already rule it out.
     """
     n = len(visible)
-    if n < 3:
-        return None
-    is_marker = [history[i].is_truncation_marker for i in visible]
     # Per-position facts, computed as the scan reaches them (a cut that fits early reads few):
     # what pairing needs of msgs[j], pair[j] (msgs[j + 1] holds results of msgs[j]'s calls) and the
     # input's issues owned by msgs[j].
@@ -494,23 +600,21 @@ def _plan_cut(
 
 def _apply_cut(history: Sequence[Message], cut: _Cut, truncation_id: str) -> History:
     """Tag the hidden messages and insert the one marker before the first kept (contract §4 rule 3)."""
-    hidden = set(cut.hidden)
-    out: list[Message] = []
-    for i, message in enumerate(history):
-        if i == cut.first_kept:
-            meta: dict[str, Any] = {}
-            ts = message.ts
-            if ts is not None:
-                meta["ts"] = ts - 1
-            meta["isTruncationMarker"] = True
-            meta["truncationId"] = truncation_id
-            out.append(Message("user", marker_text(len(hidden)), _frozen(meta)))
-        if i in hidden:
-            # Message.with_meta, without attrs.evolve's per-call introspection (thousands of messages).
-            meta = dict(message.meta)
-            meta["truncationParent"] = truncation_id
-            message = Message(message.role, message.content, _frozen(meta))
-        out.append(message)
+    out = list(history)
+    for i in cut.hidden:
+        # Message.with_meta, without attrs.evolve's per-call introspection (thousands of messages).
+        message = history[i]
+        meta: dict[str, Any] = dict(message.meta)
+        meta["truncationParent"] = truncation_id
+        out[i] = Message(message.role, message.content, _frozen(meta))
+    first = history[cut.first_kept]
+    marker: dict[str, Any] = {}
+    ts = first.ts
+    if ts is not None:
+        marker["ts"] = ts - 1
+    marker["isTruncationMarker"] = True
+    marker["truncationId"] = truncation_id
+    out.insert(cut.first_kept, Message("user", marker_text(len(cut.hidden)), _frozen(marker)))
     return tuple(out)
 
 

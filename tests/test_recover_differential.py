@@ -25,7 +25,7 @@ from ctxmodel.model import Message, Opaque, Text, ToolResult
 from ctxmodel.recover import CounterLike, _Cut, _Fudge, marker_text, recover
 from ctxmodel.strategies import recovery_requests
 from ctxmodel.tokens import get_counter
-from ctxmodel.visibility import visible_mask
+from ctxmodel.visibility import effective, visible_mask
 from tests.test_recover import CharCounter
 from tests.test_recover_properties import histories
 
@@ -314,3 +314,28 @@ def test_a_long_history_with_many_old_markers_cuts_as_before(kinds: set[str]) ->
             budget = sum(raws) * share // 100
             args = (sub, list(range(len(sub))), raws, counter, fudge, budget, sum(raws))
             assert rec._plan_cut(*args) == old_plan_cut(*args), (start, share)
+
+
+@pytest.mark.parametrize("counter", ["fake", "zoo"])
+def test_the_cut_counts_what_the_counter_counts_of_its_result(counter: str) -> None:
+    """``raw_after`` (the marker counted with its own number ``k``) is the counter's raw count of the
+    history the cut leaves, at every budget, across the 9/10 and 99/100 hidden-message boundaries
+    where the marker's text changes length."""
+    counts = get_counter("zoo") if counter == "zoo" else CharCounter()
+    value: list[dict[str, Any]] = [{"role": "user", "content": "task"}]
+    for t in range(70):
+        value.append({"role": "user", "content": f"note {t} " + "n" * (t % 13)})
+        value.append({"role": "assistant", "content": f"ok {t} " + "o" * 12})
+    history = load(value)
+    visible = list(range(len(history)))
+    raws = [sum(counts.raw_block(b) for b in m.blocks) for m in history]
+    fudge = _Fudge.of(counts)
+    seen: set[int] = set()
+    for budget in range(sum(raws) - 1, 0, -1):
+        cut = rec._plan_cut(history, visible, raws, counts, fudge, budget, sum(raws))
+        if cut is None:
+            continue
+        seen.add(len(cut.hidden))
+        after = rec._apply_cut(history, cut, "t")
+        assert cut.raw_after == sum(counts.raw_block(b) for m in effective(after) for b in m.blocks), budget
+    assert {9, 10, 99, 100} <= seen
