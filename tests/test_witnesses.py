@@ -66,6 +66,10 @@ WITNESSES: list[tuple[str, str, str]] = [
     (f"{N}:SendsOnlyVisible", "normalize.keeps-hidden", "fail"),
     # a bug only a second call reaches: the marker of the first truncation is tagged by the second
     ("python:tests.targets.broken_loop_marker", "recover.sequential", "fail"),
+    ("python:tests.targets.broken_repair:RepairsNothing", "repair.request-accepted", "fail"),
+    ("python:tests.targets.broken_repair:WritesTheRequest", "repair.keeps-hidden", "fail"),
+    ("python:tests.targets.broken_repair:RelabelsInOrder", "repair.valid-results-kept", "fail"),
+    ("python:tests.targets.broken_repair:NotIdempotent", "repair.idempotent", "fail"),
 ]
 
 #: Enough examples for the rarer shapes (a far-over recovery that succeeds, a pair next to a cut);

@@ -16,7 +16,7 @@ from ctxmodel.errors import TargetError
 __all__ = ["OPS", "Description", "Target", "TargetFailure"]
 
 #: The ops of contract §7, in the order a reader meets them.
-OPS: tuple[str, ...] = ("describe", "normalize", "effective", "request", "recover", "count")
+OPS: tuple[str, ...] = ("describe", "normalize", "effective", "request", "recover", "count", "repair")
 
 FailureKind = Literal["crash", "timeout", "protocol", "error-reply", "exception", "start"]
 

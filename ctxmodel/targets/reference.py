@@ -78,6 +78,14 @@ def op_request(params: dict[str, Any]) -> dict[str, Any]:
     return {"messages": codec.dump(normalize(history, **_normalize_options(params)))}
 
 
+def op_repair(params: dict[str, Any]) -> dict[str, Any]:
+    """A stored history the agent can load again, whose request the API accepts (``ctxmodel repair``)."""
+    from ctxmodel.repair import repair
+
+    repaired, _ = repair(_messages(params))
+    return {"messages": codec.dump(repaired)}
+
+
 def _int(params: Mapping[str, Any], key: str, default: int | None = None) -> int:
     value = params.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -123,6 +131,7 @@ _OPS: dict[str, Op] = {
     "normalize": op_normalize,
     "effective": op_effective,
     "request": op_request,
+    "repair": op_repair,
     "recover": op_recover,
     "count": op_count,
 }

@@ -1,0 +1,121 @@
+"""Properties of ``repair`` (``ctxmodel repair``; contract §2, §3, §6).
+
+A repair turns a stored history the API refuses into one the agent can load again: the request built
+from it passes the oracle, its hidden messages (condensed, truncated) come back unchanged and still
+hidden, a result that was valid is never moved to another call, and repairing again changes nothing.
+Which messages a target changes, and how, is its own choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+from ctxmodel import codec
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.contract import effective, visible_mask
+from ctxmodel.properties.judge import canon, first_difference, messages_of, plan_normalize, result_payload, short
+
+Msg = dict[str, Any]
+
+
+def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies import histories
+
+    return st.builds(lambda messages: {"messages": messages}, histories())
+
+
+def _prop(pid: str, clause: str, summary: str) -> Any:
+    return check(pid, op="repair", clause=clause, summary=summary, params=_histories)
+
+
+@_prop(
+    "repair.request-accepted",
+    "contract §6",
+    "The request the target builds from the repaired history (its request, else its normalize of its effective) "
+    "passes the API oracle.",
+)
+def request_accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    from ctxmodel.oracle import validate
+
+    repaired = messages_of(ex.result, "repair")
+    request = probe.request(repaired)
+    violations = validate(codec.load(request))
+    if violations:
+        first = violations[0]
+        yield Finding.fail(
+            f"the request built from the repaired history is rejected at {first.path}: {first.message}",
+            "a repaired history whose request the API accepts (§6)",
+            code=first.rule,
+        )
+
+
+@_prop(
+    "repair.keeps-hidden",
+    "contract §2",
+    "Every hidden message comes back unchanged, in order, and still hidden.",
+)
+def keeps_hidden(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    history: list[Msg] = ex.params["messages"]
+    repaired = messages_of(ex.result, "repair")
+    hidden = [m for m, v in zip(history, visible_mask(history), strict=True) if not v]
+    still = [m for m, v in zip(repaired, visible_mask(repaired), strict=True) if not v]
+    keys = [canon(m) for m in still]
+    k = 0
+    for i, message in enumerate(hidden):
+        key = canon(message)
+        while k < len(keys) and keys[k] != key:
+            k += 1
+        if k == len(keys):
+            yield Finding.fail(
+                f"hidden message {i} of the input ({short(message, 100)}) is missing, changed or shown again",
+                "hidden messages come back unchanged and still hidden (§2)",
+                code="hidden-lost",
+            )
+            return
+        k += 1
+
+
+@_prop(
+    "repair.valid-results-kept",
+    "contract §3.2",
+    "A result that was valid in the request is still the result of its own call, content and is_error unchanged.",
+)
+def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    before = effective(ex.params["messages"])
+    after = effective(messages_of(ex.result, "repair"))
+    plan = plan_normalize(before)
+    got: dict[str, set[str]] = {}
+    for message in after:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                got.setdefault(str(block.get("tool_use_id")), set()).add(result_payload(block))
+    for tool_id in plan.valid:
+        if tool_id in plan.ambiguous:
+            continue
+        wanted = plan.payloads(tool_id, loose=False)
+        if not got.get(tool_id, set()) & wanted:
+            yield Finding.fail(
+                f"the valid result of {tool_id} is no longer the result of {tool_id} in the repaired request",
+                "a valid result is never moved or edited (§3.2)",
+                code="valid-result-lost",
+            )
+            return
+
+
+@_prop(
+    "repair.idempotent",
+    "contract §3.7",
+    "Repairing the repaired history changes nothing.",
+)
+def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    repaired = messages_of(ex.result, "repair")
+    again = messages_of(probe.call("repair", {"messages": repaired}), "repair")
+    if canon(again) != canon(repaired):
+        where = first_difference(repaired, again, "messages") or "messages"
+        yield Finding.fail(f"repairing again changed {where}", "repair(repair(H)) == repair(H)")

@@ -1,0 +1,71 @@
+"""Broken ``repair`` targets, one bug each (``python:tests.targets.broken_repair:Class``), named
+after the property that must catch it (asserted in ``tests/test_witnesses.py``)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ctxmodel.targets import reference as ref
+from tests.targets.variant_reference import Params, Reference
+
+
+class _Repairs(Reference):
+    ops: ClassVar[list[str]] = [*Reference.ops, "repair"]
+
+    def repair(self, params: Params) -> Params:
+        return ref.op_repair(params)
+
+
+class RepairsNothing(_Repairs):
+    """Writes the file back as it was: the 400 stays."""
+
+    name = "broken-repairs-nothing"
+
+    def repair(self, params: Params) -> Params:
+        return {"messages": params["messages"]}
+
+
+class WritesTheRequest(_Repairs):
+    """Writes the request (the effective history, normalized) as the stored file: every condensed
+    or truncated message is lost (what ``ctxmodel normalize`` once wrote)."""
+
+    name = "broken-writes-the-request"
+
+    def repair(self, params: Params) -> Params:
+        return ref.op_request(params)
+
+
+class RelabelsInOrder(_Repairs):
+    """Repairs, then gives each message's results the ids of the calls before it in order: a valid
+    result can land on another call."""
+
+    name = "broken-relabels-in-order"
+
+    def repair(self, params: Params) -> Params:
+        out: list[dict[str, Any]] = ref.op_repair(params)["messages"]
+        for k in range(1, len(out)):
+            prev, msg = out[k - 1], out[k]
+            uses = [b["id"] for b in prev.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"]
+            content = msg.get("content")
+            if prev.get("role") != "assistant" or len(uses) < 2 or not isinstance(content, list):
+                continue
+            results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            for block, tool_id in zip(results, reversed(uses), strict=False):
+                block["tool_use_id"] = tool_id
+        return {"messages": out}
+
+
+class NotIdempotent(_Repairs):
+    """Adds a note to the first message on every call."""
+
+    name = "broken-repair-not-idempotent"
+
+    def repair(self, params: Params) -> Params:
+        out: list[dict[str, Any]] = ref.op_repair(params)["messages"]
+        if out:
+            first = dict(out[0])
+            content = first.get("content")
+            note = {"type": "text", "text": "(repaired)"}
+            first["content"] = [*(content if isinstance(content, list) else [{"type": "text", "text": content}]), note]
+            out[0] = first
+        return {"messages": out}
