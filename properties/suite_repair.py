@@ -8,13 +8,13 @@ Which messages a target changes, and how, is its own choice.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, check
 from ctxmodel.properties.contract import effective, visible_mask
 from ctxmodel.properties.judge import canon, first_difference, messages_of, plan_normalize, result_payload, short
 
@@ -29,7 +29,7 @@ def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     return st.builds(lambda messages: {"messages": messages}, histories())
 
 
-def _prop(pid: str, clause: str, summary: str) -> Any:
+def _prop(pid: str, clause: str, summary: str) -> Callable[[Check], Check]:
     return check(pid, op="repair", clause=clause, summary=summary, params=_histories)
 
 

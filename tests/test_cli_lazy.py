@@ -92,3 +92,10 @@ def test_count_loads_the_tokenizer_but_not_the_gate() -> None:
     loaded = _modules_loaded_by("count", str(EXAMPLE))
     assert "tiktoken" in loaded and "ctxmodel.tokens.counter" in loaded
     assert not {"hypothesis", "ctxmodel.gate", "ctxmodel.cli.gate"} & loaded
+
+
+def test_the_repair_orphans_choices_match_the_repair_module() -> None:
+    from ctxmodel.cli.history import REPAIR_ORPHANS
+    from ctxmodel.repair import ORPHANS
+
+    assert REPAIR_ORPHANS == ORPHANS

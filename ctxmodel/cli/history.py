@@ -28,12 +28,13 @@ from ctxmodel.cli._files import write_bytes_atomically as _write_bytes
 from ctxmodel.cli._files import write_history_atomically as _write_atomically
 from ctxmodel.errors import UsageError
 from ctxmodel.model import History, Message
-from ctxmodel.normalize import normalize_report
 from ctxmodel.oracle import RULES, Violation, validate
-from ctxmodel.render import render
-from ctxmodel.repair import ORPHANS as REPAIR_ORPHANS
-from ctxmodel.repair import repair
 from ctxmodel.visibility import visible_mask
+
+#: ``ctxmodel.repair.ORPHANS``, spelled here so that ``validate`` and ``show`` do not import the
+#: repair module to build this one option (``tests/test_cli_lazy.py`` keeps the two equal).
+REPAIR_ORPHANS = ("to_text", "drop")
+
 
 __all__ = ["COMMANDS", "normalize_command", "repair_command", "show_command", "validate_command"]
 
@@ -153,6 +154,8 @@ def validate_command(
         if len(listed) < len(violations):
             click.echo(f"... and {len(violations) - len(listed)} more (--max 0 lists them all, --format json too)")
         if show:
+            from ctxmodel.render import render
+
             click.echo(render(judged, highlight=[v.path for v in violations]))
     if violations:
         noun = "violation" if len(violations) == 1 else "violations"
@@ -185,6 +188,8 @@ def normalize_command(file: str, out: str | None, orphans: str, trailing: str, r
         raise UsageError(f"{out}: refusing to overwrite the input file; write elsewhere")
     history = _open(file).history
     judged, positions = _request(history, raw)
+    from ctxmodel.normalize import normalize_report
+
     result, report = normalize_report(judged, orphans=orphans, trailing=trailing)
     scope = _scope(file, history, judged, raw)
     stored, sent = len(history), len(positions)
@@ -217,6 +222,8 @@ def show_command(file: str, check: bool) -> None:
         judged, positions = _request(history, raw=False)
         highlight = [_stored_path(v.path, positions) for v in validate(judged)]
     if history:
+        from ctxmodel.render import render
+
         click.echo(render(history, visible=mask, highlight=highlight))
     shown = sum(mask)
     name = "<stdin>" if file == "-" else file
@@ -265,6 +272,8 @@ def repair_command(file: str, out: str | None, in_place: bool, orphans: str, thi
         raise UsageError(f"{out}: that is the input file: use --in-place (it keeps a backup)")
     document = _open(file, keep=True)
     history = document.history
+    from ctxmodel.repair import repair
+
     result, report = repair(history, orphans=orphans, thinking=thinking)
     name = "<stdin>" if file == "-" else file
     for line in report.lines():
