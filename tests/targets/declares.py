@@ -29,7 +29,7 @@ class O200kObject(O200kBase):
 
 
 class RawObject(O200kBase):
-    """Counts raw ``o200k_base`` tokens, as it declares."""
+    """Counts raw ``o200k_base`` tokens, as it declares, in ``count`` and in ``recover``."""
 
     name = "declares-raw"
     tokenizer: ClassVar[Any] = {"encoding": "o200k_base", "fudge": 1}
@@ -38,9 +38,23 @@ class RawObject(O200kBase):
         from ctxmodel import codec
         from ctxmodel.tokens import get_counter
 
-        counter = get_counter("o200k")
+        counter = get_counter("o200k_base*1")
         system = params.get("systemPrompt", "")
         return {"tokens": counter.count_text(system) + counter.count_messages(codec.load(params["messages"]))}
+
+    def recover(self, params: Params) -> Params:
+        from ctxmodel import codec
+        from ctxmodel.recover import recover
+
+        result = recover(
+            codec.load(params["messages"]),
+            context_window=params["contextWindow"],
+            max_tokens=params.get("maxTokens", 0),
+            system_prompt=params.get("systemPrompt", ""),
+            counter="o200k_base*1",
+        )
+        out: Params = result.to_json()
+        return out
 
 
 class UnknownTokenizer(O200kBase):
