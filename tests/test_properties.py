@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ctxmodel.properties.registry import all_properties
 from ctxmodel.properties.judge import pairing_violations, plan_normalize, result_payload, synthetic_marked
 from ctxmodel.properties.probe import TargetProbe
+from ctxmodel.properties.registry import all_properties
 from ctxmodel.properties.suite_purity import without_fresh_values
 from ctxmodel.targets import Description, TargetFailure, open_target
 from ctxmodel.targets.base import OPS

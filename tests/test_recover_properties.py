@@ -390,8 +390,8 @@ def test_an_even_cut_across_a_same_role_run_is_a_new_pairing_violation() -> None
     """Roo-Code's even-rounded half cut (domain §3.3) assumes alternating roles: after two user
     messages in a row it hides a tool_use and keeps its result. The property sees that whenever a
     request has this shape; the zoo's bug_roo_half_split_pairs waits on the strategy drawing it."""
-    from ctxmodel.properties.registry import get
     from ctxmodel.properties.probe import TargetProbe
+    from ctxmodel.properties.registry import get
     from ctxmodel.strategies.recovery import count_request
     from ctxmodel.targets import open_target
 
