@@ -12,7 +12,7 @@ import pytest
 
 from ctxmodel.errors import UsageError
 from ctxmodel.policies import check_policy, resolve
-from ctxmodel.targets import TargetFailure, open_target
+from ctxmodel.targets import OPS, TargetFailure, open_target
 from ctxmodel.targets.handshake import parse_description
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def test_missing_protocol_is_refused_and_defaults_fill_the_rest() -> None:
         parse_description({"name": "t"}, "fallback")
     described = parse_description({"protocol": 1.0}, "fallback")  # numbers by value (§1)
     assert (described.name, described.version, described.tokenizer, described.policies) == ("fallback", "", "zoo", {})
-    assert described.ops == {"describe", "normalize", "effective", "request", "recover", "count"}
+    assert described.ops == set(OPS)
 
 
 def test_tokenizers_are_stored_by_their_canonical_name() -> None:
