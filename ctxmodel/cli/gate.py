@@ -104,9 +104,10 @@ def check(
         chosen_profile = get_profile(profile or default_profile())
         op_list = split_csv(ops)
         required = split_csv(require_ops)
-        unknown = [op for op in [*op_list, *required] if op not in OPS]
-        if unknown:
-            raise UsageError(f"--ops/--require-ops {','.join(unknown)}: expected some of {', '.join(OPS)}")
+        for option, values in (("--ops", op_list), ("--require-ops", required)):
+            unknown = [op for op in values if op not in OPS]
+            if unknown:
+                raise UsageError(f"{option} {','.join(unknown)}: expected some of {', '.join(OPS)}")
         props = select(split_csv(property_ids), op_list)
         if not props:
             raise UsageError("no property matches --property/--ops")
