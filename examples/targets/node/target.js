@@ -134,6 +134,38 @@ function normalize(messages, policies) {
   return out;
 }
 
+// Contract §3 "judged on what is sent": the rules apply to the visible messages, adjacency taken
+// between visible messages; hidden messages stay as they are, each before the visible message it
+// preceded. Each visible message is tagged with its input index by a symbol key (which spreads
+// keep and JSON.stringify drops), so the hidden ones can be put back around what normalize returns.
+const ORIGIN = Symbol("origin");
+
+function normalizeStored(messages, policies) {
+  const shown = new Set(effective(messages));
+  if (shown.size === messages.length) return normalize(messages, policies);
+  const visible = [];
+  const hiddenBefore = new Map(); // visible input index -> hidden messages just before it
+  let run = [];
+  messages.forEach((m, i) => {
+    if (!shown.has(m)) { run.push(m); return; }
+    hiddenBefore.set(i, run);
+    run = [];
+    visible.push({ ...m, [ORIGIN]: i });
+  });
+  const out = [];
+  const pending = [...hiddenBefore.keys()];
+  const flushUpTo = (limit) => {
+    while (pending.length && pending[0] <= limit) out.push(...hiddenBefore.get(pending.shift()));
+  };
+  for (const m of normalize(visible, policies)) {
+    if (typeof m[ORIGIN] === "number") flushUpTo(m[ORIGIN]);
+    out.push(m);
+  }
+  flushUpTo(Infinity);
+  out.push(...run);
+  return out;
+}
+
 // ---- the protocol (the kit) ---------------------------------------------------------------------
 
 const POLICIES = { orphans: "drop", trailing: "leave", resultOrder: "tool_use", recoverSuccess: "fits" };
@@ -146,7 +178,7 @@ kit.serve({
   numbers: "lossless",
   ops: {
     effective: (p) => ({ messages: effective(kit.messagesOf(p)) }),
-    normalize: (p, ctx) => ({ messages: normalize(kit.messagesOf(p), ctx.policies) }),
+    normalize: (p, ctx) => ({ messages: normalizeStored(kit.messagesOf(p), ctx.policies) }),
     request: (p, ctx) => ({ messages: normalize(effective(kit.messagesOf(p)), ctx.policies) }),
   },
 });
