@@ -99,7 +99,7 @@ def test_a_crash_fails_writes_a_fixture_that_replays(demo: Path) -> None:
     assert fixed.exit_code == 0 and "passes" in fixed.output
     promoted = ctxmodel("promote", str(path), "--into", "regr")
     assert promoted.exit_code == 0
-    assert promoted.output.strip().startswith("regr/zz-demo.answers--the-target-did-not-answer-crash")
+    assert promoted.output.strip().startswith("regr/zz-demo.answers--the-target-did-not-answer-normalize-crash")
     assert not path.exists()
 
 

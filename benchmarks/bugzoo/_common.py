@@ -216,6 +216,10 @@ def roo_truncate(
 # -- an independent normalizer with one hook per decision (contract §3) ----------------------
 
 
+#: A key a visible message carries through ``normalize`` so the hidden ones can be put back around it.
+_ORIGIN = "__ctxmodel_origin"
+
+
 class FieldNormalizer:
     """Contract §3 at the JSON level, written from the contract; each decision is a method.
 
@@ -229,7 +233,33 @@ class FieldNormalizer:
 
     def __call__(self, params: Params) -> Params:
         messages = codec.copy_json(params["messages"])
-        return {"messages": self.normalize(messages)}
+        return {"messages": self.stored(messages)}
+
+    def stored(self, messages: list[Msg]) -> list[Msg]:
+        """Contract §3, judged on what is sent: the rules apply to the visible messages, adjacency
+        between visible messages; each hidden message goes back before the visible one it preceded."""
+        mask = visible_flags(messages)
+        if all(mask):
+            return self.normalize(messages)
+        visible: list[Msg] = []
+        before: dict[int, list[Msg]] = {}
+        run: list[Msg] = []
+        for i, (msg, shown) in enumerate(zip(messages, mask, strict=True)):
+            if not shown:
+                run.append(msg)
+                continue
+            before[i], run = run, []
+            visible.append({**msg, _ORIGIN: i})
+        out: list[Msg] = []
+        pending = sorted(before)
+        for msg in self.normalize(visible):
+            origin = msg.pop(_ORIGIN, None)
+            while pending and origin is not None and pending[0] <= origin:
+                out.extend(before[pending.pop(0)])
+            out.append(msg)
+        for i in pending:
+            out.extend(before[i])
+        return out + run
 
     # rule 5 --------------------------------------------------------------------------------
 
