@@ -62,6 +62,7 @@ def test_zoo_has_the_issue_counts() -> None:
         assert (module.__doc__ or "").strip().splitlines()[0], name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "prop"), DETECTED)
 def test_bug_variant_detected(variant: str, prop: str) -> None:
     row = run_variant(variant, property_ids=[prop], first_only=True)
@@ -70,6 +71,7 @@ def test_bug_variant_detected(variant: str, prop: str) -> None:
     assert row.shrunk_messages is not None and row.shrunk_messages <= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "props"), LEGIT)
 def test_legit_variant_passes(variant: str, props: tuple[str, ...]) -> None:
     row = run_variant(variant, property_ids=list(props))
@@ -113,6 +115,7 @@ def _killed_in_child(module_name: str, old: str, new: str, prop: str, queue: Any
     queue.put(run_one(prop, examples=60).status)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("module", "old", "new", "prop"), MUTANTS)
 def test_mutant_killed(module: str, old: str, new: str, prop: str) -> None:
     context = multiprocessing.get_context("fork")
