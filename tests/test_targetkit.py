@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,9 @@ def test_a_bad_spec_fails_at_start(tmp_path: Path) -> None:
     script = write_target(tmp_path, "kit.serve({ ops: { normalise: () => ({}) } })")
     proc = subprocess.run(["node", str(script)], input=b"", capture_output=True, timeout=30, check=False)
     assert proc.returncode != 0
-    assert 'unknown op "normalise"' in proc.stderr.decode()
+    assert (
+        'unknown op "normalise"; expected normalize, effective, request, recover, count, repair' in proc.stderr.decode()
+    )
     script = write_target(tmp_path, 'kit.serve({ policies: { orphans: "keep" }, ops: {} })')
     proc = subprocess.run(["node", str(script)], input=b"", capture_output=True, timeout=30, check=False)
     assert 'policy orphans="keep": expected one of drop|to_text|any|relabel' in proc.stderr.decode()
@@ -386,3 +389,18 @@ def test_node_examples_run_on_the_kit(name: str) -> None:
         assert kinds == ["tool_result", "tool_result", "image"]
     else:  # the deliberate bug: the result after the image stays there (and gets a synthetic twin)
         assert kinds == ["tool_result", "tool_result", "image", "tool_result"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "code"), [("target.js", 0), ("target-buggy.js", 1)])
+def test_the_gate_on_the_node_examples(name: str, code: int, tmp_path: Path) -> None:
+    script = REPO / "examples" / "targets" / "node" / name
+    proc = subprocess.run(
+        [sys.executable, "-m", "ctxmodel", "check", "--target", f"exec:node {script}",
+         "--property", "normalize.results-lead", "--max-examples", "25",
+         "--fixtures", str(tmp_path / "fx"), "--regressions", str(tmp_path / "none")],
+        capture_output=True, text=True, timeout=1200, check=False,
+    )  # fmt: skip
+    assert proc.returncode == code, proc.stdout[-3000:] + proc.stderr[-3000:]
+    if code:
+        assert any(p.name.startswith("normalize.results-lead") for p in (tmp_path / "fx").iterdir())

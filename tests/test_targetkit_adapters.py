@@ -249,14 +249,49 @@ def test_no_build_is_a_start_error_that_says_what_to_run(tmp_path: Path) -> None
     assert "no build in" in proc.stderr and "build.mjs PATH-TO-YOUR-ZOO-CODE-CHECKOUT" in proc.stderr
 
 
-@pytest.mark.slow
+#: One property per op: enough to drive every op of the adapter through the real harness.
+ONE_PER_OP = (
+    "effective.subsequence",
+    "normalize.idempotent",
+    "request.oracle",
+    "recover.result-shape",
+    "count.pathological-answers",
+)
+
+
 def test_the_gate_runs_on_the_adapter(built: tuple[str, Path, Path], tmp_path: Path) -> None:
     _, folder, out = built
     env = {**os.environ, "CTXMODEL_AGENT_BUILD": str(out)}
+    chosen = [arg for name in ONE_PER_OP for arg in ("--property", name)]
     proc = subprocess.run(
-        [sys.executable, "-m", "ctxmodel", "check", "--target", f"exec:node {folder / 'target.cjs'}",
+        [sys.executable, "-m", "ctxmodel", "check", "--target", f"exec:node {folder / 'target.cjs'}", *chosen,
          "--max-examples", "5", "--fixtures", str(tmp_path / "fx"), "--regressions", str(tmp_path / "none")],
         capture_output=True, text=True, env=env, timeout=900, check=False,
     )  # fmt: skip
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "skipped: target has no" not in proc.stdout
+    table = proc.stdout[proc.stdout.rindex("property ") :]
+    for name in ONE_PER_OP:
+        row = next(line for line in table.splitlines() if line.startswith(name + " "))
+        assert "skipped" not in row, row
+
+
+def test_a_copied_adapter_finds_the_installed_kit(built: tuple[str, Path, Path], tmp_path: Path) -> None:
+    agent, folder, out = built
+    copy = tmp_path / "targets"
+    shutil.copytree(folder.parent / "roo-family", copy / "roo-family")
+    (copy / agent).mkdir()
+    shutil.copy(folder / "target.cjs", copy / agent / "target.cjs")
+    ctxmodel = Path(sys.executable).with_name("ctxmodel")
+    env = {**os.environ, "CTXMODEL_AGENT_BUILD": str(out), "CTXMODEL": str(ctxmodel)}
+    env.pop("CTXMODEL_TARGET_KIT", None)
+    proc = subprocess.run(
+        ["node", str(copy / agent / "target.cjs")],
+        input=json.dumps({"id": 1, "op": "describe", "params": {}}) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["result"]["name"] == AGENTS[agent]

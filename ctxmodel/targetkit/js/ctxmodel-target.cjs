@@ -26,7 +26,7 @@
 //
 // The spec: { name, version, tokenizer?, policies?, ops, describe?, numbers?, checkMutation?,
 //             deterministic?, clockStart? }. `ops` maps op names (normalize, effective, request,
-//             recover, count) to functions (params, ctx) -> result object (or a promise of one);
+//             recover, count, repair) to functions (params, ctx) -> result object (or a promise of one);
 //             ctx = { op, id, policies, uuid(), now() }. `describe` adds fields to the describe reply.
 
 const nodeCrypto = require("crypto");
@@ -34,7 +34,7 @@ const nodeModule = require("module");
 
 const KIT_VERSION = "1.0.0";
 const PROTOCOL = 1;
-const OP_NAMES = ["normalize", "effective", "request", "recover", "count"];
+const OP_NAMES = ["normalize", "effective", "request", "recover", "count", "repair"];
 const POLICY_CHOICES = {
   orphans: ["drop", "to_text", "any", "relabel"],
   trailing: ["leave", "close"],

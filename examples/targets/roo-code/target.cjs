@@ -8,11 +8,9 @@
 // The op mapping is examples/targets/roo-family/adapter.cjs (shared with Zoo-Code); the policies
 // below are what Roo-Code's code does, read from it (src/core/task/validateToolResultIds.ts,
 // Task.addToApiConversationHistory, Task.attemptApiRequest / handleContextWindowExceededError).
-const path = require("path");
-const kit = require(
-  process.env.CTXMODEL_TARGET_KIT || path.join(__dirname, "../../../ctxmodel/targetkit/js/ctxmodel-target.cjs"),
-);
-const { agentSpec } = require("../roo-family/adapter.cjs");
+const { agentSpec, loadKit } = require("../roo-family/adapter.cjs");
+
+const kit = loadKit();
 
 const POLICIES = {
   // After an assistant message, a result whose id is not one of its tool_use ids is moved onto the

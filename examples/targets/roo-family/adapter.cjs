@@ -153,4 +153,33 @@ function agentSpec({ adapterDir, kit, name, policies }) {
   };
 }
 
-module.exports = { MODEL, agentSpec, makeOps };
+/**
+ * ctxmodel's JavaScript target kit: $CTXMODEL_TARGET_KIT, else the copy in this repository, else
+ * where the installed ctxmodel says it is (`ctxmodel target-kit --path --module cjs`), so the adapter
+ * folders also work when copied into an agent's own repository.
+ */
+function loadKit() {
+  const path = require("path");
+  const fs = require("fs");
+  const candidates = [
+    process.env.CTXMODEL_TARGET_KIT,
+    path.join(__dirname, "..", "..", "..", "ctxmodel", "targetkit", "js", "ctxmodel-target.cjs"),
+  ];
+  for (const file of candidates) if (file && fs.existsSync(file)) return require(file);
+  try {
+    const { execFileSync } = require("child_process");
+    const file = execFileSync(process.env.CTXMODEL || "ctxmodel", ["target-kit", "--path", "--module", "cjs"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    })
+      .toString()
+      .trim();
+    return require(file);
+  } catch {
+    throw new Error(
+      "cannot find ctxmodel's JavaScript target kit: install ctxmodel, or set CTXMODEL_TARGET_KIT to what " +
+        "`ctxmodel target-kit --path --module cjs` prints",
+    );
+  }
+}
+
+module.exports = { MODEL, agentSpec, loadKit, makeOps };

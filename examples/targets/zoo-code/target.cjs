@@ -9,11 +9,9 @@
 // below are what Zoo-Code's code does, read from it (src/core/task/validateToolResultIds.ts,
 // src/core/task/apiConversationHistory.ts prepareUserMessage, Task.attemptApiRequest /
 // handleContextWindowExceededError).
-const path = require("path");
-const kit = require(
-  process.env.CTXMODEL_TARGET_KIT || path.join(__dirname, "../../../ctxmodel/targetkit/js/ctxmodel-target.cjs"),
-);
-const { agentSpec } = require("../roo-family/adapter.cjs");
+const { agentSpec, loadKit } = require("../roo-family/adapter.cjs");
+
+const kit = loadKit();
 
 const POLICIES = {
   // After an assistant message, a result whose id is not one of its tool_use ids is moved onto the
