@@ -26,6 +26,9 @@ from ctxmodel.fixtures import load_fixture
 from ctxmodel.fuzz.campaign import CampaignConfig, parse_duration, run_campaign
 from ctxmodel.fuzz.results import CampaignResult
 
+#: Campaigns are the slow tier (python -m pytest -m slow).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 NODE_BUGGY = "exec:node examples/targets/node/target-buggy.js"
 FAST_BROKEN = "python:tests.targets.broken_normalize:UnmarkedSynthetic"

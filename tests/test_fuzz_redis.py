@@ -20,6 +20,9 @@ import pytest
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.fuzz.campaign import CampaignConfig, run_campaign
 
+#: Campaigns are the slow tier (python -m pytest -m slow).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = "python:tests.targets.broken_normalize:UnmarkedSynthetic"
 PROPERTY = "normalize.synthetic-marked"
