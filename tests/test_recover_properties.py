@@ -348,10 +348,11 @@ def _reply(messages: list[dict[str, Any]], removed: int, tid: str | None = "t") 
 
 
 def _findings(prop_id: str, history: list[dict[str, Any]], reply: dict[str, Any]) -> list[Any]:
+    from ctxmodel.properties.catalogue import Exchange
     from ctxmodel.properties.registry import get
 
     params = {"messages": history, "contextWindow": 10_000, "maxTokens": 100, "systemPrompt": ""}
-    return list(get(prop_id).check(CannedProbe(reply), params))
+    return list(get(prop_id).check(CannedProbe(reply), Exchange("recover", params, copy.deepcopy(reply))))
 
 
 def test_reviving_a_dangling_id_counts_as_tagging_what_it_hides() -> None:
@@ -406,5 +407,5 @@ def test_an_even_cut_across_a_same_role_run_is_a_new_pairing_violation() -> None
     window = next(w for w in range(4096, 100_000) if allowed_tokens(w, 4096) >= count_request(history) - 100)
     params = {"messages": history, "contextWindow": window, "maxTokens": 4096, "systemPrompt": ""}
     probe = TargetProbe(open_target("python:benchmarks.bugzoo.bug_roo_half_split_pairs"), {}, "zoo")
-    (finding,) = get("recover.no-new-pairing-violations").check(probe, params)
+    (finding,) = get("recover.no-new-pairing-violations").check(probe, probe.exchange("recover", params))
     assert finding.severity == "fail" and "tool_result x has no tool_use" in finding.message
