@@ -7,17 +7,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.targets.variant_reference import Params, Reference
+from tests.targets.variant_reference import Params, Reference, visible
 
 Msg = dict[str, Any]
 
 
 def remove_duplicates(history: list[Msg]) -> list[Msg]:
-    """Contract §3.5 by hand, keeping an emptied user message when the call before it awaits results."""
+    """Contract §3.5 by hand, keeping an emptied user message when the call before it awaits results.
+
+    The rule applies between the messages the API is sent (contract §3): a hidden message passes
+    through where it was, and neither its ids nor its place count."""
     seen: set[str] = set()
     out: list[Msg] = []
+    shown: list[Msg] = []
     later: set[str] = set()
-    for msg in history:
+    for msg, is_visible in zip(history, visible(history), strict=True):
+        if not is_visible:
+            out.append(msg)
+            continue
         content = msg.get("content")
         drop, later = later, set()
         new = msg
@@ -39,12 +46,14 @@ def remove_duplicates(history: list[Msg]) -> list[Msg]:
                 b for b in content if not (b.get("type") == "tool_result" and b.get("tool_use_id") in drop)
             ]}
         if new.get("content") == [] and content not in ([], ""):
-            prev = out[-1] if out else None
+            prev = shown[-1] if shown else None
             awaits = prev is not None and prev.get("role") == "assistant" and isinstance(prev.get("content"), list) \
                 and any(b.get("type") == "tool_use" for b in prev["content"])
-            if not (new.get("role") == "user" and awaits):
+            decides = new.get("isSummary") or new.get("isTruncationMarker")
+            if not (new.get("role") == "user" and awaits) and not decides:
                 continue
         out.append(new)
+        shown.append(new)
     return out
 
 
