@@ -1,6 +1,6 @@
 """The engine: running properties against a target under Hypothesis (contract §7, §8, §9).
 
-One Hypothesis test per property, built at run time: ``@given(prop.params(policies))``, a body that
+One Hypothesis test per property, built at run time: ``@given(prop.inputs(policies))``, a body that
 makes the property's one primary call through a fresh ``TargetProbe`` and hands the exchange to the
 property's check. Every finding has a kind (the property and the finding's code; a target fault is a
 kind of its own, whichever property met it); each kind raises its own exception type, so Hypothesis
@@ -292,7 +292,7 @@ def run_property(
     if missing:
         return Outcome(prop, "skipped", reason=f"target has no {', '.join(missing)}")
     try:
-        strategy = prop.params(policies)
+        strategy = prop.inputs(policies)
     except Exception as exc:
         return Outcome(prop, "error", reason=f"cannot build the params strategy: {describe_exception(exc)}")
     state = _State()

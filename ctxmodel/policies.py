@@ -23,6 +23,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "trailing": ("leave", "close"),
     "resultOrder": ("any", "tool_use"),
     "recoverSuccess": ("fits", "converges"),
+    "inputs": ("any", "agent-stored"),
 }
 
 DEFAULTS: dict[str, str] = {key: values[0] for key, values in CHOICES.items()}

@@ -131,6 +131,12 @@ class Property:
     #: A property that only ever warns (contract §4.8, §4.9): its findings fail only a strict run.
     warning: bool = False
 
+    def inputs(self, policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+        """The params strategy in the input space the target declared (policy ``inputs``, contract §7)."""
+        from ctxmodel.strategies.stored import restrict
+
+        return restrict(self.params(policies), policies.get("inputs", "any"))
+
     def primary(self, probe: Probe, params: dict[str, Any]) -> Exchange:
         return (self.call or _primary_call(self.op))(probe, params)
 

@@ -40,6 +40,7 @@ const POLICY_CHOICES = {
   trailing: ["leave", "close"],
   resultOrder: ["any", "tool_use"],
   recoverSuccess: ["fits", "converges"],
+  inputs: ["any", "agent-stored"],
 };
 const STACK_LINES = 4;
 

@@ -25,6 +25,11 @@ const POLICIES = {
   // One manageContext call per request; over budget, the API's context error makes the Task call it
   // again, up to MAX_CONTEXT_WINDOW_RETRIES (3) times.
   recoverSuccess: "converges",
+  // The ops are only ever given what the Task stored: it removes a repeated tool_use id within a
+  // message before storing it ("Pre-flight deduplication" in Task.ts), stores results (or
+  // "interrupted" ones on resume) before the next assistant message, and cleanupAfterTruncation
+  // removes tags whose summary or marker a rewind removed.
+  inputs: "agent-stored",
 };
 
 kit.serve(agentSpec({ adapterDir: __dirname, kit, name: "Roo-Code", policies: POLICIES }));

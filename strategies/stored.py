@@ -1,0 +1,121 @@
+"""The input space a target declares with ``inputs=agent-stored`` (contract §7): histories a correct
+agent stores.
+
+An agent's ops are called on what its Task has stored, never on arbitrary JSON, and the Task
+prevents some shapes before anything is stored (domain §1, §2, §4): a model's repeated ``tool_use``
+id within one message is removed before the message is stored, the results of a call (real, or
+"interrupted" ones on resume) are stored before the next assistant message, a rewind removes the
+tags whose summary or marker it removed, and a summary tags only the messages it summarizes, which
+come before it. A flag on a shape the agent can never be given is not a finding about the agent,
+so a target that declares this space is judged on drawn histories rewritten into it.
+
+The rewrite keeps everything else: every shape a correct agent does store (results split by an
+image, text before a result, orphans after a resumed turn, duplicate results, consecutive user
+messages, hidden and condensed messages) stays in the space, so those defects are still judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+__all__ = ["AGENT_STORED", "INTERRUPTED", "agent_stored", "agent_stored_params", "restrict"]
+
+Msg = dict[str, Any]
+
+#: The ``inputs`` policy value that selects this space.
+AGENT_STORED = "agent-stored"
+
+#: What the agents store as the result of a call a resumed task never ran (domain §4.1).
+INTERRUPTED = "Tool execution was interrupted before completion."
+
+_HIDING_TAGS = ("condenseParent", "truncationParent")
+
+
+def _blocks(message: Mapping[str, Any]) -> list[Any]:
+    content = message.get("content")
+    return content if isinstance(content, list) else []
+
+
+def _tool_use_ids(message: Mapping[str, Any]) -> list[str]:
+    return [b["id"] for b in _blocks(message)
+            if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
+
+
+def _without_repeated_uses(message: Msg) -> Msg:
+    """The Task's pre-flight deduplication: a repeated id within one message keeps its first block."""
+    if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+        return message
+    seen: set[str] = set()
+    kept: list[Any] = []
+    for block in message["content"]:
+        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+            if block["id"] in seen:
+                continue
+            seen.add(block["id"])
+        kept.append(block)
+    if len(kept) == len(message["content"]):
+        return message
+    return {**message, "content": kept}
+
+
+def _interrupted_results(after: Msg) -> Msg:
+    """The user message a resumed task stores after a call it never ran, hidden where the call is."""
+    results = [{"type": "tool_result", "tool_use_id": tid, "content": INTERRUPTED} for tid in _tool_use_ids(after)]
+    out: Msg = {"role": "user", "content": results}
+    for key in (*_HIDING_TAGS, "ts"):
+        if key in after:
+            out[key] = after[key]
+    return out
+
+
+def _without_stale_tags(messages: list[Msg]) -> list[Msg]:
+    """Tags naming a summary or marker that is gone (a rewind removes them), and, after the last
+    summary, a ``condenseParent`` naming an earlier summary (a summary tags what comes before it)."""
+    summaries = [i for i, m in enumerate(messages) if m.get("isSummary") is True]
+    last = summaries[-1] if summaries else -1
+    condense_ids = {messages[i].get("condenseId") for i in summaries} - {None}
+    last_id = messages[last].get("condenseId") if summaries else None
+    earlier = {messages[i].get("condenseId") for i in summaries[:-1]} - {None, last_id}
+    marker_ids = {m.get("truncationId") for m in messages if m.get("isTruncationMarker") is True} - {None}
+    out: list[Msg] = []
+    for i, message in enumerate(messages):
+        drop: set[str] = set()
+        parent = message.get("condenseParent")
+        if "condenseParent" in message and (parent not in condense_ids or (i > last and parent in earlier)):
+            drop.add("condenseParent")
+        if "truncationParent" in message and message.get("truncationParent") not in marker_ids:
+            drop.add("truncationParent")
+        out.append({k: v for k, v in message.items() if k not in drop} if drop else message)
+    return out
+
+
+def agent_stored(messages: list[Msg]) -> list[Msg]:
+    """``messages`` rewritten into the agent-stored space (a new list; the input is not changed)."""
+    out: list[Msg] = []
+    for message in (_without_repeated_uses(m) if isinstance(m, dict) else m for m in messages):
+        previous = out[-1] if out else None
+        if (isinstance(previous, dict) and isinstance(message, dict) and previous.get("role") == "assistant"
+                and message.get("role") == "assistant" and _tool_use_ids(previous)):
+            out.append(_interrupted_results(previous))
+        out.append(message)
+    if not all(isinstance(m, dict) for m in out):
+        return out
+    return _without_stale_tags(out)
+
+
+def agent_stored_params(params: dict[str, Any]) -> dict[str, Any]:
+    """An op's params with their history rewritten into the agent-stored space."""
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        return params
+    return {**params, "messages": agent_stored(messages)}
+
+
+def restrict(strategy: SearchStrategy[dict[str, Any]], inputs: str) -> SearchStrategy[dict[str, Any]]:
+    """The params strategy of a target that declared ``inputs`` (contract §7)."""
+    if inputs == AGENT_STORED:
+        return strategy.map(agent_stored_params)
+    return strategy
