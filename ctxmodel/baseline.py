@@ -163,7 +163,7 @@ def verdicts(baseline: Baseline, outcomes: Iterable[Outcome]) -> tuple[Verdict, 
             met.setdefault(kind.key, kind.fixture)
         for key in o.known:
             met.setdefault(key, None)
-    status_of = {o.prop.id: o for o in runs}
+    searched = {o.prop.id for o in runs if o.status in ("passed", "failed")}
     out: list[Verdict] = []
     for o in runs:
         for kind in o.kinds:
@@ -173,20 +173,24 @@ def verdicts(baseline: Baseline, outcomes: Iterable[Outcome]) -> tuple[Verdict, 
     by_kind: dict[str, list[Entry]] = {}
     for entry in baseline.entries:
         by_kind.setdefault(entry.kind, []).append(entry)
-    for key, entries in by_kind.items():
-        names = ", ".join(str(e.path) for e in entries)
-        if any(e.replayed == "reproduces" for e in entries):
-            names = ", ".join(str(e.path) for e in entries if e.replayed == "reproduces")
-            out.append(Verdict(key, "known", f"still fails: {names} reproduces"))
-        elif key in met:
-            fresh = met[key]
-            again = f"; a fresh fixture to replace it: {fresh}" if fresh is not None else ""
-            out.append(Verdict(key, "known", f"still fails: {names} no longer reproduces, but the run met it{again}"))
-        elif all(e.replayed in ("not-selected", "no-op", "") for e in entries):
-            out.append(Verdict(key, "not-checked", f"not checked: {entries[0].reason or 'not replayed'}"))
-        elif any(status_of.get(e.fixture.property, None) is not None
-                 and status_of[e.fixture.property].status in ("passed", "failed") for e in entries):
-            out.append(Verdict(key, "fixed", f"{names} no longer reproduces and the run did not meet it (remove it from the baseline)"))
-        else:
-            out.append(Verdict(key, "passes", f"{names} no longer reproduces; its property's search did not run"))
+    out.extend(_known_verdict(key, entries, met, searched) for key, entries in by_kind.items())
     return tuple(out)
+
+
+def _known_verdict(key: str, entries: Sequence[Entry], met: Mapping[str, Path | None], searched: set[str]) -> Verdict:
+    reproducing = [e for e in entries if e.replayed == "reproduces"]
+    if reproducing:
+        return Verdict(key, "known", f"still fails: {', '.join(str(e.path) for e in reproducing)} reproduces")
+    replayed = [e for e in entries if e.replayed == "passes"]
+    names = ", ".join(str(e.path) for e in replayed)
+    if key in met:
+        fresh = met[key]
+        again = f"; a fresh fixture to replace it: {fresh}" if fresh is not None else ""
+        stale = f"{names} no longer reproduces, but" if names else f"({entries[0].reason})"
+        return Verdict(key, "known", f"still fails: {stale} the run met it{again}")
+    if not replayed:
+        return Verdict(key, "not-checked", f"not checked: {entries[0].reason or 'not replayed'}")
+    if any(e.fixture.property in searched for e in replayed):
+        return Verdict(key, "fixed", f"{names} no longer reproduces and the run did not meet it "
+                       "(remove it from the baseline)")
+    return Verdict(key, "passes", f"{names} no longer reproduces; its property's search did not run")
