@@ -158,3 +158,19 @@ def test_an_unusable_baseline_exits_2_with_one_line(work: Path, setup: str, mess
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_replay_of_a_baseline_lists_the_kinds_still_there_and_exits_1_while_any_is(work: Path) -> None:
+    baseline = first_run_as_baseline(work)
+    _fixture(baseline / "stale.json", CLEAN_INPUT, kind=DUPLICATE)
+    runner = CliRunner()
+    broken = runner.invoke(cli, ["replay", "baseline", "--target", TWO_BUGS], catch_exceptions=False)
+    assert broken.exit_code == 1, broken.output
+    assert "3 fixture(s): 2 reproduce(s), 1 no longer reproduce(s)" in broken.output
+    still = broken.output.split("still there:\n")[1].splitlines()
+    assert sorted(line.split()[0] for line in still) == [DUPLICATE, AFTER_IMAGE]
+    assert f"passes   baseline/stale.json ({DUPLICATE}): no longer reproduces" in broken.output
+    fixed = runner.invoke(cli, ["replay", "baseline", "--target", FIXED], catch_exceptions=False)
+    assert fixed.exit_code == 0, fixed.output
+    assert "3 fixture(s): 0 reproduce(s), 3 no longer reproduce(s)" in fixed.output
+    assert "still there" not in fixed.output

@@ -253,7 +253,11 @@ def _finish(
 def replay_cmd(
     paths: Sequence[str], target_spec: str, policy_pairs: Sequence[str], timeout: float, strict: bool
 ) -> None:
-    """Replay fixtures by value (default: regressions/); exit 1 when any still reproduces."""
+    """Replay fixtures by value (default: regressions/); exit 1 when any still reproduces.
+
+    On a baseline of known failures, the closing lines list the kinds still there. Exit 0: none
+    reproduces (each is fixed, or skipped because the target lacks its op); 1: some still do; 2: a
+    bad fixture or an unknown property; 3: the target could not start."""
     from ctxmodel.fixtures import expand_paths, load_fixture
     from ctxmodel.gate import replay
     from ctxmodel.properties.registry import get
@@ -276,13 +280,15 @@ def replay_cmd(
         target = open_target(spec, timeout=timeout)
     except CtxmodelError as exc:
         _die(exc)
-    reproduced = warned = 0
+    reproduced = warned = skipped = 0
+    still: list[tuple[str, Path]] = []
     try:
         for file, fixture in fixtures:
             prop = props[fixture.property]
             missing = sorted(set(prop.requires) - set(target.description.ops))
             if missing:
                 click.echo(f"skipped  {file}: target has no {', '.join(missing)}")
+                skipped += 1
                 continue
             try:
                 verdict = replay(fixture, target, policies=overrides, source=str(file))
@@ -291,12 +297,13 @@ def replay_cmd(
             shown = verdict.failures or verdict.warnings
             if verdict.failed or (strict and verdict.warnings):
                 reproduced += 1
+                still.append((fixture.kind or prop.id, file))
                 click.echo(f"REPRODUCES {file} ({fixture.kind or prop.id}, {prop.clause})")
             elif verdict.warnings:
                 warned += 1
                 click.echo(f"WARNS    {file} ({fixture.kind or prop.id}): the warning still shows")
             else:
-                click.echo(f"passes   {file} ({prop.id})")
+                click.echo(f"passes   {file} ({fixture.kind or prop.id}): no longer reproduces")
                 continue
             for finding in shown:
                 click.echo(f"  found:    {finding.message}")
@@ -306,8 +313,14 @@ def replay_cmd(
             click.echo(render_params(fixture.params))
     finally:
         target.close()
-    tail = f", {warned} still warn(s)" if warned else ""
-    click.echo(f"{len(fixtures)} fixture(s), {reproduced} reproduce(s){tail}")
+    gone = len(fixtures) - reproduced - warned - skipped
+    tail = (f", {warned} still warn(s)" if warned else "") + (f", {skipped} skipped" if skipped else "")
+    click.echo(f"{len(fixtures)} fixture(s): {reproduced} reproduce(s), {gone} no longer reproduce(s){tail}")
+    if still and len(fixtures) > 1:
+        click.echo("still there:")
+        width = max(len(kind) for kind, _ in still)
+        for kind, file in still:
+            click.echo(f"  {kind:<{width}}  {file}")
     sys.exit(exitcodes.FAILED if reproduced else exitcodes.OK)
 
 
