@@ -81,8 +81,9 @@ def split_csv(values: Iterable[str]) -> list[str]:
     "baseline_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="fixtures of known failures (an earlier run's): fail only on kinds not among them; "
-    "their fixtures are replayed first, and kinds that no longer reproduce are reported fixed",
+    metavar="DIR",
+    help="fixtures of known failures (an earlier run's): only kinds not among them fail the run; "
+    "each is replayed first, then reported known (still fails), fixed, or not checked",
 )
 def check(
     target_spec: str,
@@ -106,7 +107,8 @@ def check(
     """Run the property suites against a target; write a fixture for every distinct failure.
 
     With --baseline DIR, a failure whose kind has a fixture in DIR is known: the run exits 0 when
-    every failure is known, 1 when a kind is new, and says per kind new, known, or fixed."""
+    every failure is known, 1 when a kind is new, and says per kind new, known, or fixed (fixed: its
+    fixture no longer reproduces and the search did not meet it)."""
     from ctxmodel import baseline as base
     from ctxmodel import gate, report
     from ctxmodel.fixtures import examples_by_property
