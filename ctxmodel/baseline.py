@@ -126,7 +126,7 @@ def replay_baseline(
 def mark(outcome: Outcome, baseline: Baseline) -> Outcome:
     """The outcome as the run judges it: its known kinds moved out of its failures, joined by the
     kinds whose baseline fixture of this property still reproduces. Only new kinds fail it."""
-    known = [k for k in outcome.known]
+    known = list(outcome.known)
     for kind in (*outcome.kinds, *outcome.warned):
         if kind.key in baseline.kinds and kind.key not in known:
             known.append(kind.key)
@@ -139,7 +139,8 @@ def mark(outcome: Outcome, baseline: Baseline) -> Outcome:
     if status == "failed" and not new:
         status = "passed"
     return attrs.evolve(
-        outcome, status=status, kinds=new, warned=warned, known=tuple(known), flaky=outcome.flaky and bool(new)
+        outcome, status=status, kinds=new, warned=warned, known=tuple(known), flaky=outcome.flaky and bool(new),
+        warnings_total=outcome.warnings_total - (len(outcome.warned) - len(warned)),
     )
 
 
