@@ -469,10 +469,13 @@ def run_gate(
     heartbeat: Callable[[str], None] | None = None,
     on_example: Callable[[Property, dict[str, Any]], None] | None = None,
     known_kinds: Collection[str] = (),
+    baseline_kinds: Collection[str] = (),
 ) -> GateReport:
     """Every property in turn; ``regressions`` (params by property id) run first as explicit examples.
     An interrupt, the run's ``deadline`` (seconds) or ``max_failures`` failed properties end the run
-    early: the rest are ``never-run``, and the report says why. ``known_kinds``: see ``RunOptions``."""
+    early: the rest are ``never-run``, and the report says why. ``known_kinds``: see ``RunOptions``.
+    A property that failed only on ``baseline_kinds`` (searched for because their baseline fixture no
+    longer reproduces) does not count towards ``max_failures``: the run would stop early and pass."""
     run_seed = seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
     outcomes: list[Outcome] = []
     known: set[str] = set()
@@ -481,7 +484,8 @@ def run_gate(
     for prop in props:
         if not stopped and deadline is not None and time.monotonic() - started >= deadline:
             stopped = f"the run's deadline of {deadline:g} s passed"
-        if not stopped and max_failures is not None and sum(o.status == "failed" for o in outcomes) >= max_failures:
+        failed = sum(o.status == "failed" and any(k.key not in baseline_kinds for k in o.kinds) for o in outcomes)
+        if not stopped and max_failures is not None and failed >= max_failures:
             stopped = f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
         if stopped:
             outcomes.append(Outcome(prop, "never-run", reason=stopped))

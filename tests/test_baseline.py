@@ -82,3 +82,15 @@ def test_marking_moves_known_kinds_out_of_the_failures_and_the_exit_code_follows
     assert gate.exit_code([one]) == exitcodes.FAILED
     said = {v.kind: v.status for v in verdicts(_baseline("toy.letters/bb"), [raw])}
     assert said == {"toy.letters/aa": "new", "toy.letters/bb": "known"}
+
+
+def test_a_property_failing_only_on_baseline_kinds_does_not_stop_a_max_failures_run(tmp_path: Path) -> None:
+    quiet = Property("toy.quiet", "normalize", "contract §7", "holds", _messages, lambda probe, ex: (),
+                     requires={"normalize"})
+    kinds = {"toy.letters/bb", "toy.letters/aa"}
+    first, second = gate.run_gate(
+        open_target("reference"), [TOY, quiet], policies={}, profile=get_profile("ci"),
+        fixtures_dir=tmp_path / "fx", max_examples=60, database=None, max_failures=1, baseline_kinds=kinds,
+    ).outcomes
+    assert first.status == "failed" and {k.key for k in first.kinds} == kinds  # searched for, so shrunk
+    assert second.status == "passed"

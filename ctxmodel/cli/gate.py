@@ -198,6 +198,7 @@ def check(
             deadline=deadline,
             heartbeat=lambda line: click.echo(line, err=True),
             known_kinds=known.reproducing if known is not None else (),
+            baseline_kinds=known.kinds if known is not None else (),
         )
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
