@@ -171,7 +171,8 @@ def format_baseline(directory: Path | str, verdicts: Sequence[Verdict]) -> str:
     """One line per kind, new ones first: what ``check --baseline`` decided and why."""
     order = {"new": 0, "known": 1, "fixed": 2, "passes": 3, "not-checked": 4}
     words = {"new": "NEW", "known": "known", "fixed": "fixed", "passes": "passes", "not-checked": "not checked"}
-    lines = [f"Baseline {directory} ({sum(v.status != 'new' for v in verdicts)} known kinds):"]
+    n = sum(v.status != "new" for v in verdicts)
+    lines = [f"Baseline {directory} ({n} known kind{'' if n == 1 else 's'}):"]
     for v in sorted(verdicts, key=lambda v: order[v.status]):
         lines.append(f"  {words[v.status]:<11}  {v.kind}: {v.detail}")
     counts = {s: sum(v.status == s for v in verdicts) for s in order}

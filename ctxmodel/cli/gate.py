@@ -158,7 +158,10 @@ def check(
         click.echo("policies: " + ", ".join(f"{k}={v}" for k, v in sorted(policies.items())))
         running = True
         if known is not None:
-            known = base.replay_baseline(known, target, props, policies=policies)
+            try:
+                known = base.replay_baseline(known, target, props, policies=policies)
+            except CtxmodelError as exc:
+                _die(exc)
             click.echo(report.format_baseline_replay(known))
 
         def progress(outcome: gate.Outcome) -> None:
