@@ -149,7 +149,7 @@ def format_summary(outcomes: Sequence[Outcome]) -> str:
     line = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no properties selected"
     known_only = sum(o.status == "passed" and bool(o.known) for o in outcomes)
     if known_only:
-        line += f" ({known_only} of the passed with known failures only)"
+        line += f"; {known_only} of the passed fail{'s' if known_only == 1 else ''} only on known kinds"
     missing = _ops_without_a_property(outcomes)
     if missing:
         line += f"; every property of {', '.join(missing)} skipped: the target has no such op"
