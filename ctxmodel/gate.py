@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -187,6 +187,9 @@ class Outcome:
     reason: str = ""
     seconds: float = 0.0
     flaky: bool = False
+    #: Kinds of a baseline this property still fails on (``ctxmodel.baseline``): not failures of the
+    #: run, and not shrunk again when their baseline fixture already holds a minimal input.
+    known: tuple[str, ...] = ()
 
     @property
     def failures(self) -> tuple[Finding, ...]:
@@ -237,6 +240,8 @@ class _State:
     first_seen: dict[str, int] = attrs.field(factory=dict)
     warned: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
     warnings_total: int = 0
+    #: Known kinds met, with the example they were first met at.
+    known_met: dict[str, int] = attrs.field(factory=dict)
     started: float = attrs.field(factory=time.monotonic)
     beat: float = attrs.field(factory=time.monotonic)
     saved_timeout: float | None = None
@@ -264,10 +269,13 @@ def property_seed(run_seed: int, prop_id: str) -> int:
 class RunOptions:
     """How a run treats what it finds: ``strict`` fails on warnings (contract §8); ``known_faults``
     are target-fault kinds already reported by an earlier property of the run, which a later
-    property does not report again (it goes on with other inputs)."""
+    property does not report again (it goes on with other inputs). ``known_kinds`` are a baseline's
+    kinds whose fixture still reproduces: met, they are noted and neither raised nor shrunk, so the
+    search goes on looking for kinds that are new."""
 
     strict: bool = False
     known_faults: frozenset[str] = frozenset()
+    known_kinds: frozenset[str] = frozenset()
     heartbeat: Callable[[str], None] | None = None
     #: Called with every generated input (not shrink steps): what ``--coverage`` counts.
     on_example: Callable[[Property, dict[str, Any]], None] | None = None
@@ -319,6 +327,9 @@ def run_property(
             key = finding_key(prop, finding)
             if key in options.known_faults:
                 hypothesis.reject()  # reported once, by the property that met it first
+            if key in options.known_kinds:
+                state.known_met.setdefault(key, state.examples)
+                continue
             if finding.severity == "warn" and not fails_on_warning:
                 state.warnings_total += key not in state.warned
                 if key not in state.warned and len(state.warned) < MAX_WARNINGS:
@@ -369,7 +380,7 @@ def run_property(
         reason = "" if error is None else "every input hit a target fault already reported"
         return Outcome(
             prop, status, examples=state.examples, warned=warned, warnings_total=state.warnings_total,
-            reason=reason, seconds=seconds,
+            reason=reason, seconds=seconds, known=tuple(state.known_met),
         )
     kinds = tuple(
         _write(Kind(key, finding, params, calls, first), prop, target, policies, tokenizer, seed, fixtures_dir)
@@ -385,6 +396,7 @@ def run_property(
         warnings_total=state.warnings_total,
         seconds=seconds,
         flaky=not _is_kind_error(error),
+        known=tuple(state.known_met),
     )
 
 
@@ -456,10 +468,14 @@ def run_gate(
     deadline: float | None = None,
     heartbeat: Callable[[str], None] | None = None,
     on_example: Callable[[Property, dict[str, Any]], None] | None = None,
+    known_kinds: Collection[str] = (),
+    baseline_kinds: Collection[str] = (),
 ) -> GateReport:
     """Every property in turn; ``regressions`` (params by property id) run first as explicit examples.
     An interrupt, the run's ``deadline`` (seconds) or ``max_failures`` failed properties end the run
-    early: the rest are ``never-run``, and the report says why."""
+    early: the rest are ``never-run``, and the report says why. ``known_kinds``: see ``RunOptions``.
+    A property that failed only on ``baseline_kinds`` (searched for because their baseline fixture no
+    longer reproduces) does not count towards ``max_failures``: the run would stop early and pass."""
     run_seed = seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
     outcomes: list[Outcome] = []
     known: set[str] = set()
@@ -468,7 +484,8 @@ def run_gate(
     for prop in props:
         if not stopped and deadline is not None and time.monotonic() - started >= deadline:
             stopped = f"the run's deadline of {deadline:g} s passed"
-        if not stopped and max_failures is not None and sum(o.status == "failed" for o in outcomes) >= max_failures:
+        failed = sum(o.status == "failed" and any(k.key not in baseline_kinds for k in o.kinds) for o in outcomes)
+        if not stopped and max_failures is not None and failed >= max_failures:
             stopped = f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
         if stopped:
             outcomes.append(Outcome(prop, "never-run", reason=stopped))
@@ -486,7 +503,8 @@ def run_gate(
                 database=database,
                 examples=(regressions or {}).get(prop.id, ()),
                 options=RunOptions(
-                    strict=strict, known_faults=frozenset(known), heartbeat=heartbeat, on_example=on_example
+                    strict=strict, known_faults=frozenset(known), heartbeat=heartbeat, on_example=on_example,
+                    known_kinds=frozenset(known_kinds),
                 ),
             )
         except KeyboardInterrupt:

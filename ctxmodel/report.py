@@ -10,13 +10,18 @@ import json
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from ctxmodel.errors import CtxmodelError
 from ctxmodel.gate import Kind, Outcome
 
+if TYPE_CHECKING:
+    from ctxmodel.baseline import Baseline, Verdict
+
 __all__ = [
+    "format_baseline",
+    "format_baseline_replay",
     "format_failure",
     "format_summary",
     "format_warnings",
@@ -101,12 +106,20 @@ def format_failure(outcome: Outcome, target_spec: str) -> str:
     return "\n\n".join(format_kind(outcome, k, target_spec) for k in outcome.kinds)
 
 
+def _known_word(outcome: Outcome) -> str:
+    n = len(outcome.known)
+    return f"{n} kind{'s' if n > 1 else ''} in the baseline"
+
+
 def status_word(outcome: Outcome) -> str:
+    if outcome.status == "passed" and outcome.known:
+        return f"known failures only ({_known_word(outcome)})"
     if outcome.status == "passed":
         return f"passed, {outcome.warnings_total} warning(s)" if outcome.warnings_total else "passed"
     if outcome.status == "failed":
         n = len(outcome.kinds)
-        return "FAILED" + (f" ({n} kinds)" if n > 1 else "")
+        known = f" + {_known_word(outcome)}" if outcome.known else ""
+        return "FAILED" + (f" ({n} kinds{known})" if n > 1 else f" ({n} kind{known})" if known else "")
     if outcome.status == "error":
         return "ERROR"
     if outcome.status == "never-run":
@@ -134,6 +147,9 @@ def format_summary(outcomes: Sequence[Outcome]) -> str:
         lines.append(f"{o.prop.id:<{width}}  {o.examples:>8}  {found:>8}  {o.shrink_steps:>7}  {status_word(o)}")
     counts = {s: sum(1 for o in outcomes if o.status == s) for s in STATUSES}
     line = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no properties selected"
+    known_only = sum(o.status == "passed" and bool(o.known) for o in outcomes)
+    if known_only:
+        line += f"; {known_only} of the passed fail{'s' if known_only == 1 else ''} only on known kinds"
     missing = _ops_without_a_property(outcomes)
     if missing:
         line += f"; every property of {', '.join(missing)} skipped: the target has no such op"
@@ -151,15 +167,53 @@ def _ops_without_a_property(outcomes: Sequence[Outcome]) -> list[str]:
     )
 
 
+def format_baseline(directory: Path | str, verdicts: Sequence[Verdict]) -> str:
+    """One line per kind, new ones first: what ``check --baseline`` decided and why."""
+    order = {"new": 0, "known": 1, "fixed": 2, "passes": 3, "not-checked": 4}
+    words = {"new": "NEW", "known": "known", "fixed": "fixed", "passes": "passes", "not-checked": "not checked"}
+    n = sum(v.status != "new" for v in verdicts)
+    lines = [f"Baseline {directory} ({n} known kind{'' if n == 1 else 's'}):"]
+    for v in sorted(verdicts, key=lambda v: order[v.status]):
+        lines.append(f"  {words[v.status]:<11}  {v.kind}: {v.detail}")
+    counts = {s: sum(v.status == s for v in verdicts) for s in order}
+    lines.append(
+        f"{counts['new']} new, {counts['known']} still failing (known), {counts['fixed']} fixed"
+        + (f", {counts['passes']} no longer reproducing (not confirmed)" if counts["passes"] else "")
+        + (f", {counts['not-checked']} not checked" if counts["not-checked"] else "")
+    )
+    return "\n".join(lines)
+
+
+def format_baseline_replay(baseline: Baseline) -> str:
+    """The one line a run prints after replaying its baseline, before the search."""
+    count = {r: sum(e.replayed == r for e in baseline.entries) for r in ("reproduces", "passes")}
+    rest = len(baseline.entries) - count["reproduces"] - count["passes"]
+    return (
+        f"baseline {baseline.directory}: {len(baseline.entries)} fixture(s) of {len(baseline.kinds)} kind(s); "
+        f"replayed first: {count['reproduces']} reproduce(s), {count['passes']} no longer reproduce(s)"
+        + (f", {rest} not checked" if rest else "")
+    )
+
+
+#: The ``type`` of the ``skipped`` element of a property that fails only on known kinds, as pytest
+#: marks an expected failure (``pytest.xfail``).
+KNOWN_FAILURE = "ctxmodel.known-failure"
+
+
 def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ctxmodel") -> str:
-    """One testcase per property (harness-lessons lesson 7), for CI dashboards."""
+    """One testcase per property (harness-lessons lesson 7), for CI dashboards.
+
+    A property that fails only on kinds of the baseline is ``skipped`` with the kinds as its reason,
+    as pytest writes an expected failure: dashboards count it apart and do not fail the job on it,
+    and it stays visible, which a passed testcase with a property attached would not be on most."""
     root = ElementTree.Element(
         "testsuite",
         name=suite,
         tests=str(len(outcomes)),
         failures=str(sum(o.status == "failed" for o in outcomes)),
         errors=str(sum(o.status == "error" for o in outcomes)),
-        skipped=str(sum(o.status in ("skipped", "never-run") for o in outcomes)),
+        skipped=str(sum(o.status in ("skipped", "never-run") or (o.status == "passed" and bool(o.known))
+                        for o in outcomes)),
         time=f"{sum(o.seconds for o in outcomes):.3f}",
     )
     props = ElementTree.SubElement(root, "properties")
@@ -173,11 +227,18 @@ def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ct
             node.text = format_failure(o, target_spec)
         elif o.status == "error":
             ElementTree.SubElement(case, "error", message=o.reason)
+        elif o.status == "passed" and o.known:
+            ElementTree.SubElement(
+                case, "skipped", type=KNOWN_FAILURE, message=f"known failure (baseline): {', '.join(o.known)}"
+            )
         elif o.status == "skipped":
             ElementTree.SubElement(case, "skipped", message=o.reason)
         elif o.status == "never-run":
             ElementTree.SubElement(case, "skipped", message=f"never run: {o.reason or 'no example reached it'}")
-        if o.warned:
+        notes = [f"warning: {w.finding.message}" for w in o.warned]
+        if o.status == "failed":
+            notes += [f"known failure (baseline): {key}" for key in o.known]
+        if notes:
             out = ElementTree.SubElement(case, "system-out")
-            out.text = "\n".join(f"warning: {w.finding.message}" for w in o.warned)
+            out.text = "\n".join(notes)
     return ElementTree.tostring(root, encoding="unicode", xml_declaration=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -19,6 +19,9 @@ from ctxmodel import exitcodes
 from ctxmodel.errors import CtxmodelError, TargetError, UsageError
 from ctxmodel.profiles import PROFILES, default_profile, get_profile
 from ctxmodel.targets.base import OPS
+
+if TYPE_CHECKING:
+    from ctxmodel.baseline import Baseline
 
 __all__ = [
     "COMMANDS",
@@ -73,6 +76,15 @@ def split_csv(values: Iterable[str]) -> list[str]:
 @click.option("-x", "--exitfirst", is_flag=True, help="stop at the first failed property (--max-failures 1)")
 @click.option("--deadline", type=float, default=None, help="seconds for the whole run; the rest is never run")
 @click.option("--require-ops", "require_ops", multiple=True, help="exit 3 unless the target offers these ops")
+@click.option(
+    "--baseline",
+    "baseline_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="fixtures of known failures (an earlier run's): only kinds not among them fail the run; "
+    "each is replayed first, then reported known (still fails), fixed, or not checked",
+)
 def check(
     target_spec: str,
     ops: Sequence[str],
@@ -90,8 +102,14 @@ def check(
     exitfirst: bool,
     deadline: float | None,
     require_ops: Sequence[str],
+    baseline_dir: str | None,
 ) -> None:
-    """Run the property suites against a target; write a fixture for every distinct failure."""
+    """Run the property suites against a target; write a fixture for every distinct failure.
+
+    With --baseline DIR, a failure whose kind has a fixture in DIR is known: the run exits 0 when
+    every failure is known, 1 when a kind is new, and says per kind new, known, or fixed (fixed: its
+    fixture no longer reproduces and the search did not meet it)."""
+    from ctxmodel import baseline as base
     from ctxmodel import gate, report
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
@@ -112,6 +130,7 @@ def check(
         if not props:
             raise UsageError("no property matches --property/--ops")
         regressions = examples_by_property(regressions_dir)
+        known = base.load_baseline(baseline_dir, fixtures_dir=fixtures_dir) if baseline_dir else None
         target = open_target(spec, timeout=timeout)
     except CtxmodelError as exc:
         _die(exc)
@@ -138,9 +157,17 @@ def check(
         )
         click.echo("policies: " + ", ".join(f"{k}={v}" for k, v in sorted(policies.items())))
         running = True
+        if known is not None:
+            try:
+                known = base.replay_baseline(known, target, props, policies=policies)
+            except CtxmodelError as exc:
+                _die(exc)
+            click.echo(report.format_baseline_replay(known))
 
         def progress(outcome: gate.Outcome) -> None:
             outcomes.append(outcome)
+            if known is not None:
+                outcome = base.mark(outcome, known)
             if outcome.status == "failed":
                 click.echo("")
                 click.echo(report.format_failure(outcome, str(spec)))
@@ -173,10 +200,12 @@ def check(
             max_failures=1 if exitfirst else max_failures,
             deadline=deadline,
             heartbeat=lambda line: click.echo(line, err=True),
+            known_kinds=known.reproducing if known is not None else (),
+            baseline_kinds=known.kinds if known is not None else (),
         )
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
-        code = gate.exit_code(outcomes)
+        code = gate.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)
         if stopped == "interrupted":
             code = exitcodes.INTERRUPTED
     except KeyboardInterrupt:
@@ -185,28 +214,33 @@ def check(
         target.close()
         if running:
             _finish(outcomes, props, spec=str(spec), seed=run_seed, profile=chosen_profile.name, junit=junit,
-                    stopped=stopped)
+                    stopped=stopped, known=known)
     sys.exit(code)
 
 
 def _finish(
     outcomes: list[Any], props: Sequence[Any], *, spec: str, seed: int | None, profile: str, junit: str | None,
-    stopped: str,
+    stopped: str, known: Baseline | None = None,
 ) -> None:
     """Warnings, the summary, the seed and the JUnit file: printed and written on every exit path,
-    an interrupt included (contract §9)."""
+    an interrupt included (contract §9). With a baseline, its per-kind verdicts after the summary."""
     from ctxmodel import report
+    from ctxmodel.baseline import mark, verdicts
     from ctxmodel.gate import Outcome
 
     done = {o.prop.id for o in outcomes}
     rest = [Outcome(p, "never-run", reason=stopped or "not reached") for p in props if p.id not in done]
-    full = list(outcomes) + rest
+    raw = list(outcomes) + rest
+    full = [mark(o, known) for o in raw] if known is not None else raw
     warnings = report.format_warnings(full)
     if warnings:
         click.echo("")
         click.echo(warnings)
     click.echo("")
     click.echo(report.format_summary(full))
+    if known is not None:
+        click.echo("")
+        click.echo(report.format_baseline(known.directory, verdicts(known, raw)))
     if stopped:
         click.echo(f"the run stopped early: {stopped}")
     if seed is not None:
@@ -225,7 +259,11 @@ def _finish(
 def replay_cmd(
     paths: Sequence[str], target_spec: str, policy_pairs: Sequence[str], timeout: float, strict: bool
 ) -> None:
-    """Replay fixtures by value (default: regressions/); exit 1 when any still reproduces."""
+    """Replay fixtures by value (default: regressions/); exit 1 when any still reproduces.
+
+    On a baseline of known failures, the closing lines list the kinds still there. Exit 0: none
+    reproduces (each is fixed, or skipped because the target lacks its op); 1: some still do; 2: a
+    bad fixture or an unknown property; 3: the target could not start."""
     from ctxmodel.fixtures import expand_paths, load_fixture
     from ctxmodel.gate import replay
     from ctxmodel.properties.registry import get
@@ -248,13 +286,15 @@ def replay_cmd(
         target = open_target(spec, timeout=timeout)
     except CtxmodelError as exc:
         _die(exc)
-    reproduced = warned = 0
+    reproduced = warned = skipped = 0
+    still: list[tuple[str, Path]] = []
     try:
         for file, fixture in fixtures:
             prop = props[fixture.property]
             missing = sorted(set(prop.requires) - set(target.description.ops))
             if missing:
                 click.echo(f"skipped  {file}: target has no {', '.join(missing)}")
+                skipped += 1
                 continue
             try:
                 verdict = replay(fixture, target, policies=overrides, source=str(file))
@@ -263,12 +303,13 @@ def replay_cmd(
             shown = verdict.failures or verdict.warnings
             if verdict.failed or (strict and verdict.warnings):
                 reproduced += 1
+                still.append((fixture.kind or prop.id, file))
                 click.echo(f"REPRODUCES {file} ({fixture.kind or prop.id}, {prop.clause})")
             elif verdict.warnings:
                 warned += 1
                 click.echo(f"WARNS    {file} ({fixture.kind or prop.id}): the warning still shows")
             else:
-                click.echo(f"passes   {file} ({prop.id})")
+                click.echo(f"passes   {file} ({fixture.kind or prop.id}): no longer reproduces")
                 continue
             for finding in shown:
                 click.echo(f"  found:    {finding.message}")
@@ -278,8 +319,14 @@ def replay_cmd(
             click.echo(render_params(fixture.params))
     finally:
         target.close()
-    tail = f", {warned} still warn(s)" if warned else ""
-    click.echo(f"{len(fixtures)} fixture(s), {reproduced} reproduce(s){tail}")
+    gone = len(fixtures) - reproduced - warned - skipped
+    tail = (f", {warned} still warn(s)" if warned else "") + (f", {skipped} skipped" if skipped else "")
+    click.echo(f"{len(fixtures)} fixture(s): {reproduced} reproduce(s), {gone} no longer reproduce(s){tail}")
+    if still and len(fixtures) > 1:
+        click.echo("still there:")
+        width = max(len(kind) for kind, _ in still)
+        for kind, file in still:
+            click.echo(f"  {kind:<{width}}  {file}")
     sys.exit(exitcodes.FAILED if reproduced else exitcodes.OK)
 
 
