@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.bugzoo._common import FieldNormalizer  # noqa: E402
 from benchmarks.bugzoo._field import FieldRecovery  # noqa: E402
 from ctxmodel import codec  # noqa: E402
 from ctxmodel.targets import reference  # noqa: E402
@@ -113,10 +114,10 @@ def _ok(out: Json) -> bool:
 
 
 def check_progress(params: Json, out: Json, op: Op) -> list[str]:
-    """§4 rule 6: a result without an error strictly lowers the recount."""
+    """§4 rule 6: over budget, a result without an error strictly lowers the recount (rule 2 covers the rest)."""
     system = params.get("systemPrompt", "")
     before, after = recount(params["messages"], system), recount(out["messages"], system)
-    if _ok(out) and after >= before:
+    if _ok(out) and before > allowed_of(params) and after >= before:
         return [f"success without progress: {before} -> {after} tokens (§4.6)"]
     return []
 
@@ -237,6 +238,28 @@ def check_pairing(params: Json, out: Json, op: Op) -> list[str]:
     return [f"new violation: {rule} {tid} (§4.4)" for (rule, tid) in sorted(new)]
 
 
+def check_results_lead(params: Json, out: Json, op: Op) -> list[str]:
+    """§3 rule 1: after an assistant message with calls (not the last), the next user message starts with one
+    result per call id, then its other blocks."""
+    problems: list[str] = []
+    request = out["messages"]
+    for i, m in enumerate(request[:-1]):
+        calls = sorted(b["id"] for b in m["content"] if b.get("type") == "tool_use") if isinstance(
+            m.get("content"), list) and m.get("role") == "assistant" else []
+        if not calls:
+            continue
+        nxt = request[i + 1]
+        blocks = nxt.get("content") if nxt.get("role") == "user" and isinstance(nxt.get("content"), list) else []
+        lead: list[str] = []
+        for block in blocks:
+            if block.get("type") != "tool_result":
+                break
+            lead.append(block.get("tool_use_id"))
+        if sorted(lead) != calls:
+            problems.append(f"messages.{i + 1} starts with results {lead}, calls are {calls} (§3.1)")
+    return problems
+
+
 # -- the witnesses -----------------------------------------------------------------------------
 
 
@@ -327,6 +350,13 @@ def _witnesses() -> dict[str, tuple[Json, Callable[[Json, Json, Op], list[str]]]
     ]
     w["bug_cut_dangling_positions"] = (over_by(dangling, 200), check_pairing)
 
+    # finding 6: pairing (results split by an image)
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    split = [user("Open the page and run the check."), assistant([use("t1"), use("t2")]),
+             user([result("t1", "page.png saved"), image, result("t2", "check passed"),
+                   {"type": "text", "text": "Looks right?"}])]
+    w["bug_results_keep_images"] = ({"messages": split}, check_results_lead)
+
     # finding 7: the cut orphans a result
     between = [
         user("Fix the failing parser test."),
@@ -365,6 +395,8 @@ def _run(op: Op, params: Json) -> Json:
 
 def _outcome(params: Json, out: Json) -> str:
     """What the reference did on the witness: recovered (to N tokens), or its controlled error."""
+    if "contextWindow" not in params:
+        return "normalized"
     if out.get("error") is not None:
         return "controlled error"
     return f"recovered {recount(params['messages'], params.get('systemPrompt', ''))} -> {out['newContextTokens']}"
@@ -377,11 +409,15 @@ def main() -> int:
     failed = 0
     for name, (params, check) in witnesses.items():
         module = importlib.import_module(f"benchmarks.bugzoo.{name}")
-        variant: Op = module.recover
-        base: Op = _ConvergingBase() if getattr(variant, "recover_success", "fits") == "converges" else FieldRecovery()
+        base: Op
+        if hasattr(module, "recover"):
+            variant, ref_op = module.recover, reference.op_recover
+            base = _ConvergingBase() if getattr(variant, "recover_success", "fits") == "converges" else FieldRecovery()
+        else:
+            variant, ref_op, base = module.normalize, reference.op_normalize, FieldNormalizer()
         got = check(params, _run(variant, params), variant)
-        ref_out = _run(reference.op_recover, params)
-        ref = check(params, ref_out, reference.op_recover)
+        ref_out = _run(ref_op, params)
+        ref = check(params, ref_out, ref_op)
         ctl = check(params, _run(base, params), base)
         if not got or ref or ctl:
             failed += 1
