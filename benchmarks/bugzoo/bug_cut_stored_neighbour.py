@@ -1,10 +1,10 @@
 """The cut's "do not split a call from its results" check looks at the next stored message, not the next visible one.
 
 With a hidden message stored between an assistant ``tool_use`` and the user message holding its
-results (a message an earlier truncation hid, then the marker moved; a condensed one; domain §7 B8),
-the stored neighbour holds no results, so the cut may end on the call and keep its results: the
-request then sends them after the new marker (contract §4.4: no new pairing violation). Code path:
-the neighbour lookup of the cut's pair guard.
+results (a note an earlier truncation hid, stored there by Zoo's merge-on-save by ``ts``, domain
+§1.3, §7 B8), the stored neighbour holds no results, so the cut may end on the call and keep its
+results: the request then sends them after the new marker (contract §4.4: no new pairing
+violation). Code path: the neighbour lookup of the cut's pair guard.
 """
 
 from __future__ import annotations

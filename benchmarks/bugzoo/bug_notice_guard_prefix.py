@@ -2,8 +2,8 @@
 
 "Does this cut shrink the block?" is answered on ``text[:keep]``, so the notice's own tokens are
 never weighed (domain §3.7 reviewer finding 1: reserve the notice's tokens, or recount). On text
-whose tail is cheap (runs of spaces or repeated characters, a padded table), the 70-odd characters
-removed cost fewer tokens than the notice that replaces them and the block grows in tokens
+whose tail is cheap (runs of spaces or repeated characters, a padded table), the characters removed
+cost fewer tokens than the notice that replaces them and the block grows in tokens
 (contract §4.5). Code path: what the per-block acceptance check measures.
 """
 

@@ -242,7 +242,7 @@ def check_results_lead(params: Json, out: Json, op: Op) -> list[str]:
     """§3 rule 1: after an assistant message with calls (not the last), the next user message starts with one
     result per call id, then its other blocks."""
     problems: list[str] = []
-    request = out["messages"]
+    request = _request(out["messages"])  # judged on what is sent: adjacency between visible messages
     for i, m in enumerate(request[:-1]):
         calls = sorted(b["id"] for b in m["content"] if b.get("type") == "tool_use") if isinstance(
             m.get("content"), list) and m.get("role") == "assistant" else []
