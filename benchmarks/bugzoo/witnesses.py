@@ -399,7 +399,9 @@ def _outcome(params: Json, out: Json) -> str:
         return "normalized"
     if out.get("error") is not None:
         return "controlled error"
-    return f"recovered {recount(params['messages'], params.get('systemPrompt', ''))} -> {out['newContextTokens']}"
+    new = recount(out["messages"], params.get("systemPrompt", ""))
+    over = " (over budget: converges)" if new > allowed_of(params) else ""
+    return f"recovered {recount(params['messages'], params.get('systemPrompt', ''))} -> {new}{over}"
 
 
 def main() -> int:
