@@ -73,6 +73,8 @@ def split_csv(values: Iterable[str]) -> list[str]:
 @click.option("-x", "--exitfirst", is_flag=True, help="stop at the first failed property (--max-failures 1)")
 @click.option("--deadline", type=float, default=None, help="seconds for the whole run; the rest is never run")
 @click.option("--require-ops", "require_ops", multiple=True, help="exit 3 unless the target offers these ops")
+@click.option("--coverage", "show_coverage", is_flag=True,
+              help="after the summary, the cells of each op's input partition every property reached")
 def check(
     target_spec: str,
     ops: Sequence[str],
@@ -90,9 +92,11 @@ def check(
     exitfirst: bool,
     deadline: float | None,
     require_ops: Sequence[str],
+    show_coverage: bool,
 ) -> None:
     """Run the property suites against a target; write a fixture for every distinct failure."""
     from ctxmodel import gate, report
+    from ctxmodel.coverage import Coverage
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import select
@@ -120,6 +124,7 @@ def check(
     stopped = ""
     code = exitcodes.OK
     running = False
+    cells = Coverage() if show_coverage else None
     try:
         try:
             policies = resolve(target.description.policies, overrides)
@@ -173,6 +178,7 @@ def check(
             max_failures=1 if exitfirst else max_failures,
             deadline=deadline,
             heartbeat=lambda line: click.echo(line, err=True),
+            on_example=cells.add if cells is not None else None,
         )
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
@@ -186,6 +192,9 @@ def check(
         if running:
             _finish(outcomes, props, spec=str(spec), seed=run_seed, profile=chosen_profile.name, junit=junit,
                     stopped=stopped)
+            if cells is not None:
+                click.echo("")
+                click.echo(cells.format(props))
     sys.exit(code)
 
 
