@@ -21,11 +21,17 @@ Msg = dict[str, Any]
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """Two in three: histories holding chosen cells of ``ctxmodel.coverage``'s effective partition
+    (each parent tag by what it names and where it stands, drawn cell first, issue 13); one in three:
+    the slice-era two-summary shape."""
     from hypothesis import strategies as st
 
-    from ctxmodel.strategies import histories
+    from ctxmodel.strategies import effective_histories, histories
+    from ctxmodel.strategies.cells import novel
 
-    return st.builds(lambda messages: {"messages": messages}, st.one_of(histories(), histories().map(_two_summaries)))
+    cells = effective_histories()
+    return st.builds(lambda messages: {"messages": messages},
+                     st.one_of(cells, cells, novel(histories()).map(_two_summaries)))
 
 
 def _two_summaries(history: list[Msg]) -> list[Msg]:

@@ -32,10 +32,30 @@ def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     return st.builds(lambda messages: {"messages": messages}, histories())
 
 
+def _normalize_histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """What ``normalize.*`` draws: turns in each cell of the normalize partition (issue 13)."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies import normalize_histories
+
+    return st.builds(lambda messages: {"messages": messages}, normalize_histories())
+
+
+def _effective_histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """Histories holding chosen cells of the effective partition (issue 13)."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies import effective_histories
+
+    return st.builds(lambda messages: {"messages": messages}, effective_histories())
+
+
 def _recovery(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """Every regime of contract §4, one in eight each (``ctxmodel.coverage.RECOVER_PLANS``)."""
+    from ctxmodel.coverage import plan
     from ctxmodel.strategies import recovery_requests
 
-    return recovery_requests()
+    return recovery_requests(cells=plan("purity.recover").draw)
 
 
 def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -106,8 +126,8 @@ def _purity(op: str) -> Any:
 
 
 _PARAMS = {
-    "normalize": _histories,
-    "effective": _histories,
+    "normalize": _normalize_histories,
+    "effective": _effective_histories,
     "request": _histories,
     "recover": _recovery,
     "count": _counting,

@@ -34,22 +34,24 @@ Msg = dict[str, Any]
 _INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
 
 
-def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from ctxmodel.strategies import recovery_requests
+def _drawn(pid: str) -> Callable[[Mapping[str, str]], SearchStrategy[dict[str, Any]]]:
+    """The params of property ``pid``: requests in the cells of contract §4 its plan draws
+    (``ctxmodel.coverage.RECOVER_PLANS``, issue 13), the cell drawn first, then a request in it.
 
-    return recovery_requests()
+    A plan names the regimes the property's clause judges (within, at allowed, over and fixable by
+    hiding, only by degrading, over with progress but no fit, over with no progress, ``allowed <= 0``,
+    the reserve gap) crossed with what the clause reads there (what is visible, what can be
+    degraded), at most ten patterns drawn uniformly: every one of them meets a 60-example ci run.
+    """
 
+    def params(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+        from ctxmodel.coverage import plan
+        from ctxmodel.strategies import recovery_requests
 
-def _within(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from ctxmodel.strategies import recovery_requests
+        return recovery_requests(cells=plan(pid).draw)
 
-    return recovery_requests(cases=("within",))
-
-
-def _nonpositive(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from ctxmodel.strategies import recovery_requests
-
-    return recovery_requests(cases=("allowed<=0",))
+    params.__name__ = params.__qualname__ = f"params_of_{pid.replace('.', '_').replace('-', '_')}"
+    return params
 
 
 #: The cases where a correct target may tag: over budget, recoverable or not (a target that tags the
@@ -58,24 +60,9 @@ OVER_BUDGET = ("little-over", "far-over", "impossible")
 
 
 def _over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Requests for the properties that judge only calls over a positive budget (what a success did,
-    or whether giving up was needed).
-
-    Within budget the right answer is no change (``recover.within-budget-unchanged`` judges that),
-    and ``allowed <= 0`` is an error (``recover.allowed-nonpositive-errors``): with every case drawn,
-    about one example in sixty truncated anything, so a tagging bug was found by luck (issue 7).
-    Over budget only, a truncation is several examples in ten.
-    """
-    from ctxmodel.strategies import recovery_requests
-
-    return recovery_requests(cases=OVER_BUDGET)
-
-
-def _some_over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Every case (the shape of a no-op and of an error is judged too), half of them over budget."""
-    from hypothesis import strategies as st
-
-    return st.one_of(_requests(policies), _over_budget(policies))
+    """Over-budget requests, one regime of contract §4 in five each (hide, degrade, progress without a
+    fit, no progress, the reserve gap): what ``recover.sequential`` starts from."""
+    return _drawn("recover.sequential")(policies)
 
 
 def allowed_budget(params: Mapping[str, Any]) -> int:
@@ -200,10 +187,11 @@ def read_tagging(history: list[Msg], out: list[Msg], aligned: Aligned, mask: lis
 
 
 def _prop(
-    pid: str, clause: str, summary: str, params: Any = _requests, policies: tuple[str, ...] = (), warning: bool = False
+    pid: str, clause: str, summary: str, params: Any = None, policies: tuple[str, ...] = (), warning: bool = False
 ) -> Callable[[Any], Any]:
     return check(
-        pid, op="recover", clause=clause, summary=summary, params=params, policies=policies, warning=warning
+        pid, op="recover", clause=clause, summary=summary, params=params or _drawn(pid), policies=policies,
+        warning=warning,
     )
 
 
@@ -213,7 +201,6 @@ def _prop(
     "The reply has messages, error (string or null), messagesRemoved, prevContextTokens, newContextTokens "
     "(integers) and truncationId (string or null); a warning when messagesRemoved is not the number of "
     "messages the call newly tagged (0 on a controlled error).",
-    params=_some_over_budget,
 )
 def result_shape(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     """messagesRemoved is held to domain §7 C11 (the number of newly tagged messages) only as a
@@ -258,7 +245,6 @@ def result_shape(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.allowed-nonpositive-errors",
     "contract §4.1",
     "When allowed = floor(0.9 * contextWindow) - reserve is zero or less, recover returns a controlled error.",
-    params=_nonpositive,
 )
 def allowed_nonpositive(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if allowed_budget(ex.params) > 0:
@@ -276,7 +262,6 @@ def allowed_nonpositive(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.within-budget-unchanged",
     "contract §4.2",
     "Within budget (a recount equal to allowed included): no change, no error.",
-    params=_within,
 )
 def within_budget(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     allowed = allowed_budget(ex.params)
@@ -301,7 +286,6 @@ def within_budget(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §4.3",
     "A successful result is the input (tags and degraded tool-result text aside) plus new truncation markers: "
     "no message deleted, reordered or rewritten.",
-    params=_over_budget,
 )
 def never_deletes(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -318,7 +302,6 @@ def never_deletes(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "Only visible messages are tagged, each with the truncationId of a new user marker (isTruncationMarker, a "
     "fresh id) that tags at least one message; never the first or last visible message, the tool_use message "
     "whose results the last one holds, or an earlier marker.",
-    params=_over_budget,
 )
 def tagging_rules(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     """A marker must name a truncation: one whose id no message is tagged with is an extra user
@@ -398,7 +381,6 @@ def tagging_rules(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §4.4",
     "Every pairing violation of the request built from the result was already in the request built from the "
     "input (by rule and tool id), the target's own request both times.",
-    params=_over_budget,
 )
 def no_new_pairing_violations(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -460,7 +442,6 @@ def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str,
     "contract §4.5",
     "Degradation edits only the text of visible tool results (string content or text items): never images, "
     "other blocks, tool_use_id, is_error or block order.",
-    params=_over_budget,
 )
 def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -487,7 +468,6 @@ def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.degraded-shrink",
     "contract §4.5",
     "Every degraded tool-result text strictly shrinks, in characters and in tokens, notice included.",
-    params=_over_budget,
 )
 def degraded_shrink(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -524,7 +504,6 @@ def degraded_shrink(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.progress-or-error",
     "contract §4.6",
     "A result without an error strictly lowers the harness's recount; no success-shaped result without progress.",
-    params=_over_budget,
 )
 def progress_or_error(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -637,7 +616,6 @@ def reported_tokens(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.gives-up-where-possible",
     "contract §4.8",
     "A warning: a controlled error on an input the reference recovers.",
-    params=_over_budget,
     warning=True,
 )
 def gives_up_where_possible(probe: Probe, ex: Exchange) -> Iterator[Finding]:

@@ -26,10 +26,11 @@ from hypothesis.control import currently_in_test_context
 
 from ctxmodel.codec import load
 from ctxmodel.strategies.blocks import image_blocks, tool_use_blocks
+from ctxmodel.strategies.cells import cell_requests
 from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
 from ctxmodel.strategies.ids import make_unique
 from ctxmodel.strategies.labels import PAIRING_TARGET, safe_target, visibility
-from ctxmodel.strategies.text import chance, texts
+from ctxmodel.strategies.text import chance, giant_texts, texts
 from ctxmodel.tokens import get_counter, request_tokens
 
 __all__ = [
@@ -295,44 +296,12 @@ def _ending_in_user(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-#: Common CJK characters (one o200k token or more each, against about four characters of prose).
-_CJK = ("的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后"
-        "小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民"
-        "样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什")
-
-
-@st.composite
-def _dense_texts(draw: st.DrawFn, min_size: int, max_size: int) -> str:
-    """Dense text, mostly beyond ASCII: CJK slices, or emoji (``texts``' unicode kind leans to ASCII)."""
-    length = draw(st.integers(min_size, max_size))
-    if draw(st.booleans()):
-        return draw(texts(min_size=length, max_size=length, kinds=("emoji",)))
-    start = draw(st.integers(0, len(_CJK) - 1))
-    return ((_CJK[start:] + _CJK) * (length // len(_CJK) + 2))[:length]
-
-
-@st.composite
-def _giant_text(draw: st.DrawFn) -> str:
-    """A few thousand characters, plain or prose and dense text (emoji, arbitrary code points) together.
-
-    Prose then dense text is what lets a cut that does not reserve its notice still fit: the prefix
-    costs fewer tokens than the whole's characters per token predict. Dense then prose is the reverse,
-    where the first estimate frees too little and must be re-measured (contract §5 costs differ).
-    """
-    order = draw(st.integers(0, 99))
-    if 88 <= order < 94:
-        return draw(texts(min_size=1500, max_size=6000, kinds=("prose", "code", "nospace")))
-    prose = draw(texts(min_size=800, max_size=3000, kinds=("prose", "code")))
-    dense = draw(_dense_texts(400, 2500))
-    return prose + dense if order < 88 else dense + prose
-
-
 @st.composite
 def _degrade_parts(draw: st.DrawFn, single: bool) -> tuple[list[str], str, bool, int, str | None]:
     """(small result texts, giant text, giant as a list beside an image, image position, medium text)."""
     small = [] if single else draw(st.lists(texts(min_size=201, max_size=300, kinds=("prose", "code")),
                                             min_size=1, max_size=3))
-    giant = draw(_giant_text())
+    giant = draw(giant_texts())
     as_list = not draw(chance(15))  # list content (an image beside the text) unless drawn off
     image_at = draw(st.integers(0, 2))  # 0: after the text, 1: before it, 2: before it and a short text after
     medium = None if single or not draw(chance(50)) else draw(
@@ -541,6 +510,7 @@ def recovery_requests(
     cases: Sequence[str] = RECOVERY_CASES,
     nonpositive_max_tokens: bool = True,
     shapes: bool = True,
+    cells: Sequence[str] | None = None,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """``{"messages", "contextWindow", "maxTokens", "systemPrompt"}`` covering every case of contract §4.
 
@@ -549,7 +519,18 @@ def recovery_requests(
     the intended case (the label names the case the recount actually finds). No ``target()`` here:
     steering toward "more over budget" would starve the within and little-over cases. ``shapes=False``
     leaves out the shapes of ``RECOVERY_SHAPES`` (each drawn inside its cases).
+
+    ``cells`` draws by ``ctxmodel.coverage``'s partition instead of ``cases`` and shapes: each request
+    is in one of these patterns of recover cells (``recover:over-stuck/*/dense``, any value for
+    ``*``), the pattern drawn first and uniformly (``ctxmodel.strategies.cells.cell_requests``).
     """
+    if cells is not None:
+        if tuple(cases) != RECOVERY_CASES or not shapes or not nonpositive_max_tokens:
+            raise ValueError("recovery_requests: cells= replaces cases=, shapes= and nonpositive_max_tokens=")
+        body = history
+        if body is None and broken is not None:
+            body = histories() if broken else well_formed_histories()
+        return cell_requests(cells, body)
     if history is None:
         if broken is None:
             history = st.one_of(well_formed_histories(), histories())

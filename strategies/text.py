@@ -21,7 +21,9 @@ __all__ = [
     "TEXT_KINDS",
     "WORDS",
     "chance",
+    "dense_texts",
     "filler",
+    "giant_texts",
     "memo",
     "sizes",
     "texts",
@@ -197,3 +199,37 @@ def filler(seed: int, length: int, kind: str = "prose") -> str:
     start = seed % len(corpus)
     out = (corpus[start:] + " " + corpus) * (length // len(corpus) + 1)
     return out[:length]
+
+
+#: Common CJK characters (one o200k token or more each, against about four characters of prose).
+_CJK = ("的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后"
+        "小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民"
+        "样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什")
+
+
+@memo
+@st.composite
+def dense_texts(draw: st.DrawFn, min_size: int, max_size: int) -> str:
+    """Dense text, mostly beyond ASCII: CJK slices, or emoji (``texts``' unicode kind leans to ASCII)."""
+    length = draw(st.integers(min_size, max_size))
+    if draw(st.booleans()):
+        return draw(texts(min_size=length, max_size=length, kinds=("emoji",)))
+    start = draw(st.integers(0, len(_CJK) - 1))
+    return ((_CJK[start:] + _CJK) * (length // len(_CJK) + 2))[:length]
+
+
+@memo
+@st.composite
+def giant_texts(draw: st.DrawFn) -> str:
+    """A few thousand characters, plain or prose and dense text (emoji, arbitrary code points) together.
+
+    Prose then dense text is what lets a cut that does not reserve its notice still fit: the prefix
+    costs fewer tokens than the whole's characters per token predict. Dense then prose is the reverse,
+    where the first estimate frees too little and must be re-measured (contract §5 costs differ).
+    """
+    order = draw(st.integers(0, 99))
+    if 88 <= order < 94:
+        return draw(texts(min_size=1500, max_size=6000, kinds=("prose", "code", "nospace")))
+    prose = draw(texts(min_size=800, max_size=3000, kinds=("prose", "code")))
+    dense = draw(dense_texts(400, 2500))
+    return prose + dense if order < 88 else dense + prose

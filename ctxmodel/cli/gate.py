@@ -85,6 +85,8 @@ def split_csv(values: Iterable[str]) -> list[str]:
     help="fixtures of known failures (an earlier run's): only kinds not among them fail the run; "
     "each is replayed first, then reported known (still fails), fixed, or not checked",
 )
+@click.option("--coverage", "show_coverage", is_flag=True,
+              help="after the summary, the cells of each op's input partition every property reached")
 def check(
     target_spec: str,
     ops: Sequence[str],
@@ -103,6 +105,7 @@ def check(
     deadline: float | None,
     require_ops: Sequence[str],
     baseline_dir: str | None,
+    show_coverage: bool,
 ) -> None:
     """Run the property suites against a target; write a fixture for every distinct failure.
 
@@ -111,6 +114,7 @@ def check(
     fixture no longer reproduces and the search did not meet it)."""
     from ctxmodel import baseline as base
     from ctxmodel import gate, report
+    from ctxmodel.coverage import Coverage
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import select
@@ -139,6 +143,7 @@ def check(
     stopped = ""
     code = exitcodes.OK
     running = False
+    cells = Coverage() if show_coverage else None
     try:
         try:
             policies = resolve(target.description.policies, overrides)
@@ -202,6 +207,7 @@ def check(
             heartbeat=lambda line: click.echo(line, err=True),
             known_kinds=known.reproducing if known is not None else (),
             baseline_kinds=known.kinds if known is not None else (),
+            on_example=cells.add if cells is not None else None,
         )
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
@@ -215,6 +221,9 @@ def check(
         if running:
             _finish(outcomes, props, spec=str(spec), seed=run_seed, profile=chosen_profile.name, junit=junit,
                     stopped=stopped, known=known)
+            if cells is not None:
+                click.echo("")
+                click.echo(cells.format(props))
     sys.exit(code)
 
 

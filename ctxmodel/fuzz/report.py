@@ -21,7 +21,7 @@ from typing import Any
 
 from ctxmodel.fuzz.results import CampaignResult
 
-__all__ = ["conversation_html", "render_html", "write_report"]
+__all__ = ["CELL_EVENT", "conversation_html", "render_html", "shown_events", "write_report"]
 
 #: Characters of a text shown before it is cut (the fixture holds the full value).
 PREVIEW_CHARS = 400
@@ -260,11 +260,23 @@ def _chart(timeline: Sequence[Sequence[float]], failures: Sequence[Mapping[str, 
     )
 
 
+#: Events Hypothesis records about its own work (filter retries, aborted draws), not about the input.
+_INTERNAL_EVENTS = ("Retried draw from ", "Aborted test because ", "gave up because", "Draw for ")
+#: The prefix of the events the strategies label each input's cells with (``ctxmodel.coverage``).
+CELL_EVENT = "cell: "
+
+
+def shown_events(events: Mapping[str, int]) -> dict[str, int]:
+    """The events worth a reader's time: Hypothesis's internal ones dropped."""
+    return {k: v for k, v in events.items() if not k.startswith(_INTERNAL_EVENTS)}
+
+
 def _property_rows(properties: Sequence[Mapping[str, Any]]) -> str:
     rows = []
     for prop in properties:
-        events = ", ".join(_e(name) for name in list(prop["events"])[:8])
-        more = len(prop["events"]) - 8
+        names = [n for n in shown_events(prop["events"]) if not n.startswith(CELL_EVENT)]
+        events = ", ".join(_e(name) for name in names[:8])
+        more = len(names) - 8
         if more > 0:
             events += f" … (+{more})"
         skipped = f' title="{_e(prop["skipped"])}"' if prop.get("skipped") else ""
@@ -279,8 +291,51 @@ def _property_rows(properties: Sequence[Mapping[str, Any]]) -> str:
     return "".join(rows)
 
 
+def _coverage_html(properties: Sequence[Mapping[str, Any]]) -> str:
+    """Per property, the cells of its op's partition it judges and reached (from the strategies'
+    ``cell:`` events), the ones it never reached; then per op the cells no property reached."""
+    from ctxmodel import coverage
+
+    rows = []
+    seen: dict[str, set[str]] = {}
+    for prop in properties:
+        judged = coverage.judged(prop["id"], prop["op"])
+        if not judged:
+            continue
+        reached = {n[len(CELL_EVENT):]: c for n, c in prop["events"].items() if n.startswith(CELL_EVENT)}
+        seen.setdefault(prop["op"], set()).update(reached)
+        never = [p for p in judged if not any(coverage.matches(p, c) for c in reached)]
+        cells = ", ".join(f"{_e(c.partition(':')[2])} {n}" for c, n in sorted(reached.items(), key=lambda kv: -kv[1]))
+        rows.append(
+            f'<tr data-coverage="{_e(prop["id"])}"{" class=st-failed" if never else ""}>'
+            f'<td class="pid">{_e(prop["id"])}</td><td class="num" data-figure="judged">{len(judged)}</td>'
+            f'<td class="num" data-figure="reached">{len(judged) - len(never)}</td>'
+            f'<td data-figure="never">{", ".join(_e(p.partition(":")[2]) for p in never) or "-"}</td>'
+            f'<td class="ev">{cells}</td></tr>'
+        )
+    if not rows:
+        return '<p class="none">No property of an op with a partition (recover, effective, normalize) ran.</p>'
+    ops = []
+    for op, cells_seen in seen.items():
+        missing = [c for c in coverage.CELLS[op] if c not in cells_seen]
+        impossible = [c.partition(":")[2] for c in coverage.IMPOSSIBLE if c.startswith(f"{op}:")]
+        ops.append(
+            f'<li data-op="{_e(op)}"><b>{_e(op)}</b>: <span data-figure="cells-reached">'
+            f"{len(coverage.CELLS[op]) - len(missing)}</span> of {len(coverage.CELLS[op])} cells reached; never "
+            f'reached: <span data-figure="cells-never">{", ".join(_e(c.partition(":")[2]) for c in missing) or "-"}'
+            "</span>"
+            + (f"; impossible: {_e(', '.join(impossible))}" if impossible else "")
+            + "</li>"
+        )
+    return (
+        '<table class="coverage"><thead><tr><th>property</th><th>cells judged</th><th>reached</th>'
+        f'<th>never reached</th><th>cells reached (examples)</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<ul class="ops">{"".join(ops)}</ul>'
+    )
+
+
 def _event_rows(events: Mapping[str, int]) -> str:
-    ordered = sorted(events.items(), key=lambda kv: (-kv[1], kv[0]))
+    ordered = sorted(shown_events(events).items(), key=lambda kv: (-kv[1], kv[0]))
     return "".join(
         f'<tr data-event="{_e(name)}"><td>{_e(name)}</td><td class="num" data-figure="count">{count}</td></tr>'
         for name, count in ordered
@@ -441,6 +496,8 @@ def render_html(data: Mapping[str, Any]) -> str:
 <table class="props"><thead><tr><th>property</th><th>op</th><th>clause</th><th>examples</th>
 <th>distinct events</th><th>failures</th><th>status</th><th>events seen</th></tr></thead>
 <tbody>{_property_rows(data.get("properties", []))}</tbody></table>
+<h2>Coverage of the contract's cells</h2>
+{_coverage_html(data.get("properties", []))}
 <h2>Features and events covered</h2>
 <table class="events"><thead><tr><th>event</th><th>examples</th></tr></thead>
 <tbody>{_event_rows(data.get("events", {}))}</tbody></table>

@@ -1,0 +1,816 @@
+"""Inputs drawn cell first (issue 13): the cell of ``ctxmodel.coverage``'s partition, then an input in it.
+
+Hoping a random history lands in "over budget, must degrade, with condensed messages" leaves that
+cell to luck; here the cell is the first choice and the input is built around it:
+
+- ``recovery_requests(cells=PATTERNS)`` (``cell_requests``): a pattern of ``recover`` cells, then a
+  stored history drawn as usual (``histories()`` or ``well_formed_histories()``) laid out for the
+  visible kind (hidden by a summary, by a marker, dangling tags, legacy markers), a last tool turn
+  holding what can be degraded, and a budget placed for the regime by recounting and by asking the
+  reference how far hiding and degrading reach (``ctxmodel.coverage``);
+- ``effective_histories()``: a few (tag, parent, position) cells, then a drawn history given the
+  summaries, marker and tagged messages they name;
+- ``normalize_histories()``: a stored history without pairing defects, then per turn a cell (clean,
+  one §3 defect, or two) and the defects injected into that turn.
+
+Every draw labels what it reached with ``event("cell: NAME")`` (measured by the classifier, not
+taken from the draw), which the fuzz report's coverage table reads.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hypothesis import event
+from hypothesis import strategies as st
+from hypothesis.control import current_build_context, currently_in_test_context
+from hypothesis.errors import InvalidArgument
+
+from ctxmodel import coverage
+from ctxmodel.strategies.blocks import image_blocks, tool_names
+from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
+from ctxmodel.strategies.ids import make_unique
+from ctxmodel.strategies.labels import visibility
+from ctxmodel.strategies.text import chance, dense_texts, giant_texts, memo, texts
+
+__all__ = ["cell_requests", "effective_histories", "label_cells", "normalize_histories", "novel"]
+
+Msg = dict[str, Any]
+_META = frozenset(
+    {"isSummary", "condenseId", "condenseParent", "truncationId", "truncationParent", "isTruncationMarker"}
+)
+_TAGS = ("condenseParent", "truncationParent")
+_NOTICE = "\n[Tool result truncated: {} characters removed to fit the context budget]"
+_MAX_TOKENS = (4096, 8192, 16384, 64000, 1, 100)
+
+
+def _refuse_first(_: int) -> bool:
+    """False the first time it is asked in a test case, True after (outside a test case: True)."""
+    try:
+        context: Any = current_build_context()
+    except InvalidArgument:
+        return True
+    if getattr(context, "_ctxmodel_novel", False):
+        return True
+    context._ctxmodel_novel = True
+    return False
+
+
+#: One discarded draw right after the cell is chosen (its retry is kept). Hypothesis follows each
+#: generated example with up to five "mutations" that copy one part of it over another and keep its
+#: first choices; a cell drawn first would come back six times, and a 60-example ci run would meet
+#: about 17 cells instead of 60. A mutation that replays a recorded discard is skipped before it
+#: runs (Hypothesis's ``error_on_discard``), so every example draws its cell afresh. It comes after
+#: the cell, not before: Hypothesis's first examples vary only their first choices. It sits in a
+#: one-element unique list, whose inside the mutator leaves alone (else copying the kept draw over
+#: the discarded one would replay the example itself).
+GUARD = st.lists(st.integers(0, 2**16 - 1).filter(_refuse_first), min_size=1, max_size=1, unique=True)
+
+
+#: The guard with a single value: once a prefix ends in it, Hypothesis never generates that prefix
+#: again (the branch is exhausted). After a cell choice, it makes the cells a draw without
+#: replacement: each one once before any comes back (see ``_cell_request``).
+ONCE = st.lists(st.integers(0, 0).filter(_refuse_first), min_size=1, max_size=1, unique=True)
+
+
+@memo
+def _first_choices(*sizes: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """One integer below each size, drawn where Hypothesis's mutator does not reach (inside a unique
+    list): copying another integer of the example over a cell choice would replay the example with a
+    cell no longer drawn fresh, or without replacement."""
+    one = st.tuples(*(st.integers(0, n - 1) for n in sizes))
+    return st.lists(one, min_size=1, max_size=1, unique=True).map(lambda chosen: chosen[0])
+
+
+def novel(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``strategy``, every example of it a fresh draw rather than a mutation of the one before
+    (put first choices worth varying before it, as the cell strategies here do)."""
+    return st.tuples(GUARD, strategy).map(lambda pair: pair[1])
+
+
+def label_cells(op: str, params: dict[str, Any]) -> set[str]:
+    """The cells of ``params`` (measured), each reported with ``event()`` inside a test."""
+    cells = coverage.cells_of(op, params)
+    _emit(cells)
+    return cells
+
+
+# -- shared pieces ---------------------------------------------------------------------------------
+
+
+def _ids_in(messages: Sequence[Msg]) -> set[str]:
+    used: set[str] = set()
+    for m in messages:
+        content = m.get("content")
+        for b in content if isinstance(content, list) else []:
+            if isinstance(b, dict):
+                for key in ("id", "tool_use_id"):
+                    if isinstance(b.get(key), str):
+                        used.add(b[key])
+    return used
+
+
+_PATHS = ("src/a.ts", "README.md", "x.py", "tests/test_app.py", "package.json")
+
+
+def _use(draw: st.DrawFn, tool_id: str) -> Msg:
+    """A plain tool call with ``tool_id`` (the drawn history holds the odd inputs; these are many)."""
+    path = draw(st.sampled_from(_PATHS))
+    return {"type": "tool_use", "id": tool_id, "name": draw(tool_names()), "input": {"path": path}}
+
+
+def _summary(cid: str, role: str = "user") -> Msg:
+    return {"role": role, "content": [{"type": "text", "text": SUMMARY_PREFIX + "the task so far."}],
+            "isSummary": True, "condenseId": cid}
+
+
+def _marker(tid: str, hidden: int, role: str = "user") -> Msg:
+    return {"role": role, "content": marker_text(hidden), "isTruncationMarker": True, "truncationId": tid}
+
+
+def _unmarked(messages: Sequence[Msg]) -> list[Msg]:
+    """A fresh copy with every visibility tag removed (all visible), starting with a user message."""
+    out = [{k: copy.deepcopy(v) for k, v in m.items() if k not in _META} for m in messages]
+    if not out or out[0].get("role") != "user":
+        out.insert(0, {"role": "user", "content": "Please fix the failing test."})
+    return out
+
+
+def _restamped(messages: list[Msg], like: Sequence[Msg]) -> list[Msg]:
+    if not any("ts" in m for m in like):
+        return messages
+    return [{**m, "ts": TS_BASE + 1000 * i} for i, m in enumerate(messages)]
+
+
+def _result_texts(block: Msg) -> list[tuple[int | None, str]]:
+    inner = block.get("content")
+    if isinstance(inner, str):
+        return [(None, inner)]
+    if isinstance(inner, list):
+        return [(k, i["text"]) for k, i in enumerate(inner)
+                if isinstance(i, dict) and i.get("type") == "text" and isinstance(i.get("text"), str)]
+    return []
+
+
+def _map_results(messages: list[Msg], fn: Callable[[str, bool], str]) -> None:
+    """Replace every tool-result text by ``fn(text, beside_an_image)``, in place."""
+    for m in messages:
+        content = m.get("content")
+        if not isinstance(content, list):
+            continue
+        for b, block in enumerate(content):
+            if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+                continue
+            inner = block.get("content")
+            if isinstance(inner, str):
+                content[b] = {**block, "content": fn(inner, False)}
+            elif isinstance(inner, list):
+                image = any(isinstance(i, dict) and i.get("type") == "image" for i in inner)
+                content[b] = {**block, "content": [
+                    {**i, "text": fn(i["text"], image)}
+                    if isinstance(i, dict) and i.get("type") == "text" and isinstance(i.get("text"), str) else i
+                    for i in inner]}
+
+
+def _at_floor(messages: Sequence[Msg]) -> list[Msg]:
+    """Every tool-result text over the floor cut to it, notice included (the deepest degradation)."""
+    out = copy.deepcopy(list(messages))
+    _map_results(out, lambda t, _: t if len(t) <= 200 else t[:200] + _NOTICE.format(len(t) - 200))
+    return out
+
+
+# -- recover ---------------------------------------------------------------------------------------
+
+
+@memo
+def _system_prompts() -> st.SearchStrategy[str]:
+    return st.one_of(st.just(""), texts(max_size=80), texts(min_size=500, max_size=5000))
+
+
+@st.composite
+def _fill(draw: st.DrawFn, pattern: str) -> tuple[str, str, str]:
+    parts = pattern.partition(":")[2].split("/")
+    regime = parts[0]
+    visible = parts[1] if len(parts) > 1 and parts[1] != "*" else draw(st.sampled_from(coverage.VISIBLE))
+    options = [d for d in coverage.DEGRADABLE if f"recover:{regime}/{visible}/{d}" not in coverage.IMPOSSIBLE]
+    given = parts[2] if len(parts) > 2 else "*"
+    degradable = given if given != "*" else draw(st.sampled_from(options))
+    return regime, visible, degradable
+
+
+@st.composite
+def _big_pair(draw: st.DrawFn, used: set[str]) -> list[Msg]:
+    """A tool turn with an oversized result, to be hidden: what a recovery must never degrade (§4.5)."""
+    tid = make_unique("toolu_hidden", used)
+    text = draw(texts(min_size=1500, max_size=5000, kinds=("prose", "code")))
+    content: Any = text
+    if draw(chance(30)):
+        content = [draw(image_blocks()), {"type": "text", "text": text}]
+    return [{"role": "assistant", "content": [_use(draw, tid)]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": content}]}]
+
+
+@st.composite
+def _layout(
+    draw: st.DrawFn, visible: str, body: list[Msg], used: set[str], keep_mid: bool
+) -> tuple[list[Msg], list[Msg]]:
+    """(head, middle): the messages up to the first visible one (hidden ones included), then the
+    visible rest of the drawn body (none unless ``keep_mid``), arranged so the history's visible
+    kind is ``visible`` (``dangling`` tags are the caller's, once the history is whole)."""
+    first, rest = body[0], body[1:]
+    if visible in ("plain", "dangling"):
+        return [first], rest if keep_mid else []
+    cut = draw(st.integers(1, len(body)))
+    big = draw(_big_pair(used))
+    if visible == "condensed" or (visible == "legacy" and draw(chance(30))):
+        role = "assistant" if visible == "legacy" else "user"
+        hidden, mid = body[:cut], body[cut:] if keep_mid else []
+        if visible == "condensed" and draw(chance(35)):
+            # An earlier summary among the hidden messages, and after the last summary a tool turn its
+            # condenseParent still hides (contract §2: a parent anywhere in the input hides).
+            at = draw(st.integers(0, len(hidden)))
+            for m in hidden[:at]:
+                m.setdefault("condenseParent", "cond-e")
+            for m in big:
+                m["condenseParent"] = "cond-e"
+            return [*hidden[:at], _summary("cond-e"), *hidden[at:], _summary("cond-c"), *big], mid
+        hidden = hidden + big
+        if draw(chance(70)):
+            for m in hidden:
+                m.setdefault("condenseParent", "cond-c")
+        return [*hidden, _summary("cond-c", role)], mid
+    # truncated, or legacy as an assistant-role marker after the first message (domain §2.1)
+    run = body[1:cut] + big
+    for m in run:
+        m["truncationParent"] = "trunc-t"
+    mid = body[cut:] if keep_mid else []
+    if visible == "legacy":
+        return [first, _marker("trunc-t", len(run), "assistant"), *run], mid
+    marker = _marker("trunc-t", len(run))
+    pairs = [j for j in range(len(mid) - 1) if _holds_results_of(mid[j], mid[j + 1])]
+    if len(pairs) > 0 and draw(chance(25)):
+        # An old marker between a tool_use and its results (a new cut must not split the pair, §4.3/§4.4).
+        j = pairs[draw(st.integers(0, len(pairs) - 1))]
+        return [first, *run], [*mid[: j + 1], marker, *mid[j + 1 :]]
+    return [first, *run, marker], mid
+
+
+def _holds_results_of(assistant: Msg, user: Msg) -> bool:
+    if assistant.get("role") != "assistant" or user.get("role") != "user":
+        return False
+    a_content, u_content = assistant.get("content"), user.get("content")
+    if not isinstance(a_content, list) or not isinstance(u_content, list):
+        return False
+    uses = {b.get("id") for b in a_content if isinstance(b, dict) and b.get("type") == "tool_use"}
+    return any(isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in uses
+               for b in u_content)
+
+
+@st.composite
+def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
+    """The text of the last turn's main result: what the degradable kind names, sized for the regime."""
+    prose = ("prose", "code")
+    if degradable == "none":
+        return draw(texts(min_size=1, max_size=200, kinds=prose))
+    if degradable == "dense":
+        # Just above the floor; too short for a notice to fit when nothing may progress (§4.5).
+        return draw(dense_texts(201, 260) if regime == "over-none" else dense_texts(320, 400))
+    if regime == "over-none":
+        return draw(texts(min_size=201, max_size=260, kinds=prose))
+    if regime in coverage.COLLAPSED:
+        return draw(texts(min_size=201, max_size=1500, kinds=prose))  # nothing is to be degraded here
+    return draw(giant_texts())
+
+
+@st.composite
+def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) -> list[Msg]:
+    """The last assistant tool turn and the user message holding its results (never hidden, §4.3)."""
+    text = draw(_main_text(regime, degradable))
+    main: Any = text
+    if degradable == "image":
+        items: list[Msg] = [{"type": "text", "text": text}]
+        order = draw(st.integers(0, 2))
+        items.insert(0 if order else 1, draw(image_blocks()))
+        if order == 2:
+            items.append({"type": "text", "text": "exit code 1"})
+        main = items
+    elif draw(chance(25)):
+        main = [{"type": "text", "text": text}]
+    bodies: list[Any] = [main]
+    big_ok = degradable in ("string", "image") and regime != "over-none"
+    if draw(chance(40)):
+        bodies.append(draw(texts(min_size=400, max_size=1200, kinds=("prose", "code"))) if big_ok
+                      else draw(texts(min_size=1, max_size=200, kinds=("prose",))))
+    if big_ok and draw(chance(30)):
+        bodies.append(draw(texts(min_size=201, max_size=280, kinds=("prose",))))
+    ids = [make_unique(f"toolu_last{k}", used) for k in range(len(bodies))]
+    uses = [_use(draw, i) for i in ids]
+    say = [{"type": "text", "text": draw(texts(min_size=1, max_size=60, nonblank=True))}] if draw(chance(30)) else []
+    results: list[Msg] = [{"type": "tool_result", "tool_use_id": i, "content": c}
+                          for i, c in zip(ids, bodies, strict=True)]
+    if draw(chance(30)):
+        results.append(draw(image_blocks()))  # a screenshot after the results: recovery keeps it
+    return [{"role": "assistant", "content": say + uses}, {"role": "user", "content": results}]
+
+
+@st.composite
+def _filler(draw: st.DrawFn) -> list[Msg]:
+    """A text exchange worth hiding: what truncation can take (§4.3)."""
+    return [{"role": "assistant", "content": draw(texts(min_size=300, max_size=1500, kinds=("prose", "code")))},
+            {"role": "user", "content": draw(texts(min_size=20, max_size=300, kinds=("prose",)))}]
+
+
+@st.composite
+def _floor_pairs(draw: st.DrawFn, used: set[str]) -> list[Msg]:
+    """Tool turns whose results are just above the floor, before the big one (a notice must never grow them)."""
+    out: list[Msg] = []
+    for _ in range(draw(st.integers(1, 2))):
+        tid = make_unique("toolu_floor", used)
+        out.append({"role": "assistant", "content": [_use(draw, tid)]})
+        text = draw(texts(min_size=201, max_size=300, kinds=("prose",)))
+        out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]})
+    return out
+
+
+def _reach(messages: Sequence[Msg], system_prompt: str, marker: bool, floor: bool) -> int:
+    """A lower bound of what any cut (and, with ``floor``, any degradation to the floor) leaves: the
+    first visible message, the markers, the last turn, with or without the new marker (§4.3, §4.5)."""
+    hidden = visibility(messages)
+    vis = [m for m, h in zip(messages, hidden, strict=True) if h is None]
+    keep = [vis[0], *(m for m in vis[1:-2] if m.get("isTruncationMarker") is True), *vis[-2:]]
+    if len(vis) < 3:
+        keep = vis
+    keep = [{k: v for k, v in m.items() if k not in _TAGS} for m in keep]
+    if marker:
+        keep.insert(1, _marker("trunc-new", 1))
+    if floor:
+        keep = _at_floor(keep)
+    return coverage.request_count(keep, system_prompt)
+
+
+def _fits(messages: Sequence[Msg], system_prompt: str, allowed: int, reserve: int) -> Any:
+    return coverage.reference_recover(messages, coverage.window_for(allowed, reserve), reserve, system_prompt)
+
+
+@st.composite
+def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: str) -> tuple[int, int, bool]:
+    """(contextWindow, maxTokens, checked) placing the request in ``regime``; ``checked`` when the
+    reference was asked at that very budget and answered as the regime says (no need to ask again)."""
+    if regime == "allowed<=0":
+        max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(st.sampled_from(_MAX_TOKENS))
+        reserve = max_tokens if max_tokens > 0 else coverage.DEFAULT_RESERVE
+        window = draw(st.integers(1, max(1, (10 * reserve) // 9)))
+        if draw(chance(30)):
+            window = next((w for w in range(max(1, (10 * reserve) // 9 - 2), (10 * reserve) // 9 + 4)
+                           if (9 * w) // 10 - reserve == 0), window)  # allowed == 0 exactly
+        return window, max_tokens, False
+    count = coverage.request_count(messages, system_prompt)
+    if regime in ("within", "at-allowed"):
+        max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(st.sampled_from(_MAX_TOKENS))
+        reserve = max_tokens if max_tokens > 0 else coverage.DEFAULT_RESERVE
+        slack = 0 if regime == "at-allowed" else (
+            draw(st.integers(1, 3)) if draw(chance(50)) else draw(st.integers(4, 2 * count + 100)))
+        return coverage.window_for(count + slack, reserve), max_tokens, False
+    if regime == "reserve-gap":
+        max_tokens = 0 if draw(chance(40)) else draw(st.integers(-10, -1))
+        allowed = draw(st.integers(max(1, count - coverage.DEFAULT_RESERVE + max_tokens), max(1, count - 1)))
+        return coverage.window_for(allowed, coverage.DEFAULT_RESERVE), max_tokens, False
+    max_tokens = draw(st.sampled_from(_MAX_TOKENS))
+    top = max(1, count - 1)
+    if regime == "over-hide":
+        got = _fits(messages, system_prompt, top, max_tokens)
+        allowed, checked = top, got.error is None and not got.degraded
+        if checked:
+            # Every budget from the count this cut leaves up to count - 1 takes the same cut (§4 reference).
+            low = min(top, max(1, got.new_context_tokens))
+            allowed = draw(st.integers(low, top))
+            deeper = max(1, count // 4)
+            if draw(chance(40)) and deeper < low:
+                trial = draw(st.integers(deeper, low - 1))
+                again = _fits(messages, system_prompt, trial, max_tokens)
+                if again.error is None and not again.degraded:
+                    allowed = trial
+        return coverage.window_for(allowed, max_tokens), max_tokens, checked
+    if regime == "over-degrade-only":
+        high = min(top, _reach(messages, system_prompt, True, False) - 1)
+        low = _reach(messages, system_prompt, True, True) + 3
+        allowed = max(1, draw(st.integers(low, high)) if low <= high else high)
+        got = _fits(messages, system_prompt, allowed, max_tokens)
+        if got.error is not None and allowed < high:
+            allowed = max(1, high)
+            got = _fits(messages, system_prompt, allowed, max_tokens)
+        return coverage.window_for(allowed, max_tokens), max_tokens, got.error is None and bool(got.degraded)
+    if regime == "over-stuck":
+        high = _reach(messages, system_prompt, False, True) - 3
+        if high < 1:
+            return coverage.window_for(1, max_tokens), max_tokens, False
+        near = draw(chance(60))
+        allowed = draw(st.integers(max(1, high - 150), high) if near else st.integers(1, high))
+        return coverage.window_for(allowed, max_tokens), max_tokens, False
+    # over-none: nothing can be hidden or shrunk, any budget under the count
+    allowed = draw(st.integers(max(1, count - 50), top) if draw(chance(60)) else st.integers(1, top))
+    return coverage.window_for(allowed, max_tokens), max_tokens, False
+
+
+def _cap(messages: list[Msg], degradable: str, main: int) -> None:
+    """Keep the drawn body's own results from deciding the degradable kind: every text at most the
+    floor, except (for ``string``) string content shorter than the last turn's main text."""
+    def cap(text: str, image: bool) -> str:
+        if degradable == "string" and not image and len(text) < main:
+            return text
+        return text[:200]
+
+    _map_results(messages, cap)
+
+
+@st.composite
+def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
+    """Parent tags that name nothing on some visible messages (a rewind deleted their summary or marker)."""
+    chosen = [m for m in messages if draw(chance(30))] or [messages[draw(st.integers(0, len(messages) - 1))]]
+    for m in chosen:
+        m[draw(st.sampled_from(_TAGS))] = draw(st.sampled_from(("cond-gone", "trunc-gone", "gone")))
+
+
+def _emit(cells: set[str]) -> None:
+    if currently_in_test_context():
+        for cell in sorted(cells):
+            event(f"cell: {cell}")
+
+
+@st.composite
+def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.SearchStrategy[list[Msg]]) -> dict[str, Any]:
+    # Half the fresh examples draw their pattern without replacement (the ``ONCE`` guard exhausts the
+    # branch), so a 60-example run meets every pattern within its first twenty-odd examples; the other
+    # half draw it at random, for as long as the run lasts.
+    once, index = draw(_first_choices(2, len(patterns)))
+    pattern = patterns[index]
+    draw(ONCE if once == 0 else GUARD)
+    regime, visible, degradable = draw(_fill(pattern))
+    if regime == "over-none" and visible in ("plain", "dangling"):
+        # Nothing but the task stays of the drawn history (nothing may be hidden): draw the task only.
+        drawn = [{"role": "user", "content": draw(texts(min_size=1, max_size=400, nonblank=True))}]
+    else:
+        drawn = draw(history)
+    body = _unmarked(drawn)
+    used = _ids_in(body)
+    system_prompt = draw(_system_prompts())
+    last = draw(_last_turn(regime, degradable, used))
+    main = max((len(t) for b in last[1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+                for _, t in _result_texts(b)), default=0)
+    _cap(body, degradable, main)
+    # Nothing to hide over-none; over-degrade-only sometimes neither (the single-giant shape, domain §3.7).
+    keep_mid = not (regime == "over-none" or (regime == "over-degrade-only" and draw(chance(20))))
+    head, mid = draw(_layout(visible, body, used, keep_mid))
+    extra: list[Msg] = []
+    if regime in ("over-hide", "over-degrade-only", "over-stuck") and degradable in ("string", "image") \
+            and draw(chance(40)):
+        extra += draw(_floor_pairs(used))
+    filler = {"over-hide": 60, "over-stuck": 50, "over-degrade-only": 30, "over-none": 0}.get(regime, 15)
+    if filler and (draw(chance(filler)) or (regime == "over-stuck" and degradable == "none")):
+        extra += draw(_filler())
+    if visible == "dangling":
+        draw(_dangling([*head, *mid, *extra, last[0]]))
+    messages = _restamped([*head, *mid, *extra, *last], drawn)
+    window, max_tokens, checked = draw(_budget(regime, messages, system_prompt))
+    request = {"messages": messages, "contextWindow": window, "maxTokens": max_tokens, "systemPrompt": system_prompt}
+    cell = _cell_of(request, regime if checked else None)
+    if regime in ("over-hide", "over-stuck") and not any(coverage.matches(f"recover:{regime}/*/*", c) for c in cell):
+        # Not enough to hide or to progress: one more exchange worth hiding, and the budget again.
+        messages = _restamped([*head, *mid, *extra, *draw(_filler()), *last], drawn)
+        window, max_tokens, checked = draw(_budget(regime, messages, system_prompt))
+        request = {**request, "messages": messages, "contextWindow": window, "maxTokens": max_tokens}
+        cell = _cell_of(request, regime if checked else None)
+    _emit(cell)
+    return request
+
+
+def _cell_of(request: dict[str, Any], regime: str | None) -> set[str]:
+    """The request's cell; ``regime`` when the reference was already asked at this budget."""
+    if regime is None:
+        return coverage.cells_of("recover", request)
+    messages = request["messages"]
+    return {f"recover:{regime}/{coverage.visible_kind(messages)}/{coverage.degradable_kind(messages)}"}
+
+
+def cell_requests(
+    patterns: Sequence[str], history: st.SearchStrategy[list[Msg]] | None = None
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Recover requests, each in one of ``patterns`` (``recover:over-stuck/*/dense``...), the pattern
+    drawn first and uniformly. ``history`` gives the drawn messages the request is built around."""
+    patterns = tuple(patterns)
+    if not patterns:
+        raise ValueError("cell_requests: no pattern")
+    for p in patterns:
+        if not any(coverage.matches(p, c) for c in coverage.RECOVER_CELLS):
+            raise ValueError(f"cell_requests: {p!r} matches no recover cell of ctxmodel.coverage")
+    if history is None:
+        history = _bodies()
+    return _cell_request(patterns, history)
+
+
+@memo
+def _bodies() -> st.SearchStrategy[list[Msg]]:
+    """The drawn part of a request: a stored history of up to four turns, well-formed or broken (the
+    request adds its own last tool turn, hidden turns and an exchange worth hiding where needed)."""
+    return st.one_of(well_formed_histories(max_turns=4), histories(max_turns=4))
+
+
+# -- effective -------------------------------------------------------------------------------------
+
+
+def _last_summary(messages: Sequence[Msg]) -> int:
+    return max((i for i, m in enumerate(messages) if m.get("isSummary") is True), default=-1)
+
+
+@st.composite
+def _effective(draw: st.DrawFn, cells: tuple[str, ...], base: st.SearchStrategy[list[Msg]]) -> list[Msg]:
+    chosen = [draw(st.sampled_from(cells)).partition(":")[2].split("/") for _ in range(draw(st.integers(3, 8)))]
+    draw(GUARD)
+    msgs = copy.deepcopy(draw(base))
+    parents = {parent for _, parent, _ in chosen}
+    need_summary = any(pos == "before" for _, _, pos in chosen) or bool(parents & {"last-summary", "earlier-summary"})
+    if need_summary:
+        last = _last_summary(msgs)
+        if last < 0 or last == len(msgs) - 1 or draw(chance(30)):
+            at = draw(st.integers(max(1, last + 1), len(msgs)))
+            msgs.insert(at, _summary("cond-last"))
+            last = at
+        if last == len(msgs) - 1:
+            msgs.append({"role": "assistant", "content": [{"type": "text", "text": "go on"}]})
+        earlier = [i for i in range(last) if msgs[i].get("isSummary") is True]
+        if "earlier-summary" in parents and not earlier:
+            msgs.insert(draw(st.integers(0, last)), _summary("cond-earlier"))
+    if "marker" in parents and not any(m.get("isTruncationMarker") is True for m in msgs):
+        msgs.insert(draw(st.integers(1, len(msgs))), _marker("trunc-e", 1))
+    last = _last_summary(msgs)
+    summary_ids = [m.get("condenseId") for i, m in enumerate(msgs) if m.get("isSummary") is True and i < last]
+    last_id = msgs[last].get("condenseId") if last >= 0 else None
+    marker_ids = [m.get("truncationId") for m in msgs if m.get("isTruncationMarker") is True]
+    for n, (tag, parent, position) in enumerate(chosen):
+        last = _last_summary(msgs)
+        span = range(0, last) if position == "before" else range(last + 1, len(msgs))
+        free = [i for i in span if msgs[i].get(tag) is None and msgs[i].get("isSummary") is not True
+                and msgs[i].get("isTruncationMarker") is not True]
+        if free:
+            i = free[draw(st.integers(0, len(free) - 1))]
+        else:
+            i = draw(st.integers(span.start, max(span.start, span.stop)))
+            role = "assistant" if i > 0 and msgs[i - 1].get("role") == "user" else "user"
+            msgs.insert(i, {"role": role, "content": [{"type": "text", "text": f"step {n}"}]})
+        name = {"earlier-summary": summary_ids[-1] if summary_ids else None, "last-summary": last_id,
+                "marker": marker_ids[0] if marker_ids else None}.get(parent) or f"gone-{n}"
+        msgs[i][tag] = name
+    return msgs
+
+
+def effective_histories(
+    *, cells: Sequence[str] | None = None, history: st.SearchStrategy[list[Msg]] | None = None
+) -> st.SearchStrategy[list[Msg]]:
+    """Stored histories holding, among the tags ``history`` draws, three to eight chosen ``effective``
+    cells: the summaries and marker they name are added where missing, then the tagged messages."""
+    chosen = tuple(cells) if cells is not None else coverage.EFFECTIVE_CELLS
+    unknown = [c for c in chosen if c not in coverage.EFFECTIVE_CELLS]
+    if unknown or not chosen:
+        raise ValueError(f"effective_histories: unknown cell(s) {unknown}; expected some of {coverage.EFFECTIVE_CELLS}")
+    return _labelled("effective", _effective(chosen, history if history is not None else histories()))
+
+
+def _labelled(op: str, strategy: st.SearchStrategy[list[Msg]]) -> st.SearchStrategy[list[Msg]]:
+    def label(messages: list[Msg]) -> list[Msg]:
+        label_cells(op, {"messages": messages})
+        return messages
+
+    return strategy.map(label)
+
+
+# -- normalize -------------------------------------------------------------------------------------
+
+
+@memo
+def _clean_histories() -> st.SearchStrategy[list[Msg]]:
+    """Histories without any pairing defect nor overlay (the families that make defects switched off)."""
+    return histories(
+        min_turns=1, max_turns=6, max_calls=2, orphans=False, duplicate_results=False, duplicate_tool_uses=False,
+        missing_results=False, interleave=False, split_pairs=False, consecutive_roles=False, bad_ids=False,
+        defects=False, summaries=False, truncations=False, dangling_parents=False,
+    )
+
+
+@memo
+def _hidden_histories() -> st.SearchStrategy[list[Msg]]:
+    """Short histories of any shape, to be hidden."""
+    return histories(max_turns=2, max_calls=2)
+
+
+def _calls(a: Msg) -> list[str]:
+    return [b["id"] for b in _as_list(a) if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+def _as_list(message: Msg) -> list[Any]:
+    """The message's content as a list of blocks (string content becomes one text block), in place."""
+    if not isinstance(message["content"], list):
+        message["content"] = [{"type": "text", "text": message["content"]}] if message["content"] else []
+    content: list[Any] = message["content"]
+    return content
+
+
+def _results_at(u: Msg) -> list[int]:
+    return [k for k, b in enumerate(_as_list(u)) if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def _short_texts() -> st.SearchStrategy[str]:
+    return texts(min_size=1, max_size=40, nonblank=True)
+
+
+@st.composite
+def _add_call(draw: st.DrawFn, a: Msg, u: Msg, used: set[str]) -> None:
+    """One more call in the turn, its result right after the others."""
+    tid = make_unique("toolu_n", used)
+    _as_list(a).append(_use(draw, tid))
+    results = _results_at(u)
+    _as_list(u).insert(results[-1] + 1 if results else 0,
+                       {"type": "tool_result", "tool_use_id": tid, "content": draw(_short_texts())})
+
+
+def _rename(blocks: list[Any], old: str, new: str) -> None:
+    for b in blocks:
+        if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == old:
+            b["id"] = new
+        if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == old:
+            b["tool_use_id"] = new
+
+
+@st.composite
+def _inject(draw: st.DrawFn, kinds: frozenset[str], a: Msg | None, u: Msg | None, ctx: dict[str, Any]) -> None:
+    """Put the §3 defects ``kinds`` into one turn: an assistant message ``a`` and the user message ``u``
+    after it (``a`` None: a user message alone; ``u`` None: an assistant message alone)."""
+    used: set[str] = ctx["used"]
+    earlier: list[str] = ctx["earlier"]
+    if a is not None and u is not None and kinds & {"lead", "dup-result", "missing", "dup-use"}:
+        need = 1 + ("missing" in kinds and bool(kinds & {"lead", "dup-result", "dup-use"}))
+        while len(_calls(a)) < need:
+            draw(_add_call(a, u, used))
+    if "dup-use" in kinds and a is not None:  # §3.5: an id used earlier in the request, or twice here
+        calls = _calls(a)
+        if calls and earlier and u is not None and draw(chance(70)):
+            old = calls[draw(st.integers(0, len(calls) - 1))]
+            _rename(_as_list(a) + _as_list(u), old, earlier[draw(st.integers(0, len(earlier) - 1))])
+        else:
+            uses = [b for b in _as_list(a) if isinstance(b, dict) and b.get("type") == "tool_use"]
+            if not uses:
+                uses = [_use(draw, make_unique("toolu_n", used))]
+                _as_list(a).append(uses[0])
+            _as_list(a).append(copy.deepcopy(uses[draw(st.integers(0, len(uses) - 1))]))
+    if "missing" in kinds and a is not None and u is not None:  # §3.3: a call without its result
+        calls = _calls(a)
+        gone = calls[draw(st.integers(0, len(calls) - 1))]
+        u["content"] = [b for b in _as_list(u) if not (isinstance(b, dict) and b.get("tool_use_id") == gone)]
+        if not u["content"]:
+            u["content"] = [{"type": "text", "text": "ok"}]
+    if "dup-result" in kinds and u is not None:  # §3.2: a second valid result for one call
+        results = _results_at(u)
+        if results:
+            k = results[draw(st.integers(0, len(results) - 1))]
+            twin = copy.deepcopy(u["content"][k])
+            if draw(chance(50)):
+                twin["content"] = draw(_short_texts())
+            u["content"].insert(k + 1, twin)
+    if "lead" in kinds and u is not None:  # §3.1: a block before (or between) the results
+        results = _results_at(u)
+        if results:
+            block = draw(image_blocks()) if draw(chance(30)) else {"type": "text", "text": draw(_short_texts())}
+            at = results[0] if len(results) < 2 or draw(chance(50)) else results[draw(st.integers(1, len(results) - 1))]
+            u["content"].insert(at, block)
+    if "orphan" in kinds and u is not None:  # §3.4: a result whose call is not the message before
+        taken = set(_calls(a)) if a is not None else set()
+        hidden: list[str] = ctx["hidden"]
+        source = hidden if len(hidden) > 0 and draw(chance(40)) else earlier
+        pool = [i for i in source if i not in taken]
+        if len(pool) > 0 and draw(chance(60)):
+            oid = pool[draw(st.integers(0, len(pool) - 1))]
+        else:
+            oid = make_unique("toolu_gone", used)
+        content = _as_list(u)
+        content.insert(draw(st.integers(0, len(content))),
+                       {"type": "tool_result", "tool_use_id": oid, "content": draw(texts(max_size=40))})
+    if "other" in kinds:  # §3.8: a defect normalization passes through
+        draw(_other(a, u, used))
+
+
+@st.composite
+def _other(draw: st.DrawFn, a: Msg | None, u: Msg | None, used: set[str]) -> None:
+    where = [m for m in (a, u) if m is not None]
+    m = where[draw(st.integers(0, len(where) - 1))]
+    variant = draw(st.integers(0, 4))
+    if variant == 0:
+        _as_list(m).append({"type": "text", "text": ""})
+    elif variant == 1:
+        _as_list(m).append({"type": "text", "text": draw(st.sampled_from((" ", "\n\n", "\t ")))})
+    elif variant == 2 and a is not None:
+        _as_list(a).append({"type": "tool_result", "tool_use_id": make_unique("toolu_misplaced", used), "content": "x"})
+    elif variant == 3 and a is not None and _calls(a):
+        old = _calls(a)[0]
+        _rename(_as_list(a) + (_as_list(u) if u is not None else []), old, make_unique("toolu_.bad", used))
+    elif a is None or not _calls(a):
+        if not any(isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result") for b in _as_list(m)):
+            m["content"] = draw(st.sampled_from(("", [])))
+        else:
+            _as_list(m).append({"type": "text", "text": ""})
+    else:
+        _as_list(m).append({"type": "text", "text": ""})
+
+
+def _turns(messages: list[Msg]) -> list[tuple[Msg | None, Msg | None]]:
+    """The turns of an alternating history: (assistant, the user message after it), or one alone."""
+    out: list[tuple[Msg | None, Msg | None]] = []
+    i = 0
+    while i < len(messages):
+        m = messages[i]
+        if m.get("role") == "assistant" and i + 1 < len(messages) and messages[i + 1].get("role") == "user":
+            out.append((m, messages[i + 1]))
+            i += 2
+        elif m.get("role") == "assistant":
+            out.append((m, None))
+            i += 1
+        else:
+            out.append((None, m))
+            i += 1
+    return out
+
+
+#: What a message alone can hold: a user message without the call before it, an assistant message
+#: whose next message is not a user one (the last, pending).
+_ALONE = {"user": frozenset({"orphan", "other"}), "assistant": frozenset({"other", "dup-use"})}
+
+
+#: Turns given a cell each (a history has fewer; shrinking clears them to "clean").
+_MAX_TURNS = 10
+
+
+@st.composite
+def _normalize(draw: st.DrawFn, cells: tuple[frozenset[str], ...], generic_percent: int) -> list[Msg]:
+    # The first tool turn's cell is drawn without replacement in half the examples (as a recover
+    # request's pattern is, ``_cell_request``), the next two turns take the cells after it; the other
+    # turns' are drawn at random.
+    once, first = draw(_first_choices(2, len(cells)))
+    draw(ONCE if once == 0 else GUARD)
+    if once == 1 and draw(chance(min(100, 2 * generic_percent))):
+        return copy.deepcopy(draw(histories()))  # only among the random half: the other half is stratified
+    wanted = [*((first + k) % len(cells) for k in range(3)),
+              *(draw(st.integers(0, len(cells) - 1)) for _ in range(_MAX_TURNS - 3))]
+    msgs = copy.deepcopy(draw(_clean_histories()))
+    used = _ids_in(msgs)
+    prefix: list[Msg] = []
+    if draw(chance(30)):
+        prefix = _unmarked(draw(_hidden_histories()))
+        used |= _ids_in(prefix)
+    ctx: dict[str, Any] = {"used": used, "earlier": [], "hidden": sorted(_ids_in(prefix))}
+    full = 0
+    for a, u in _turns(msgs):
+        if a is not None and u is not None:
+            kinds = cells[wanted[full % _MAX_TURNS]]
+            full += 1
+        else:  # a message alone holds only some defects: the nearest cell it can
+            kinds = cells[draw(st.integers(0, len(cells) - 1))] & _ALONE["user" if a is None else "assistant"]
+        if kinds:
+            draw(_inject(kinds, a, u, ctx))
+        if a is not None:
+            ctx["earlier"].extend(i for i in _calls(a) if isinstance(i, str))
+    # Hidden messages around the visible turns (contract §3 is judged on what is sent).
+    start = 0
+    if prefix:
+        if draw(chance(70)):
+            for m in prefix:
+                m["condenseParent"] = "cond-n"
+        msgs = [*prefix, _summary("cond-n"), *msgs]
+        start = len(prefix) + 1
+    boundaries = [i for i in range(start + 1, len(msgs)) if msgs[i].get("role") == "assistant"]
+    if len(boundaries) > 0 and draw(chance(25)):
+        at = boundaries[draw(st.integers(0, len(boundaries) - 1))]
+        run = _unmarked(draw(_hidden_histories()))
+        for m in run:
+            m["truncationParent"] = "trunc-n"
+        marker = _marker("trunc-n", len(run), "assistant" if draw(chance(20)) else "user")
+        msgs = [*msgs[:at], *run, marker, *msgs[at:]]
+    if draw(chance(15)):
+        hidden = visibility(msgs)
+        for i, m in enumerate(msgs):
+            if hidden[i] is None and m.get("isSummary") is not True and draw(chance(25)):
+                m.setdefault(draw(st.sampled_from(_TAGS)), "gone")
+    return msgs
+
+
+def normalize_histories(
+    *, cells: Sequence[str] | None = None, generic_percent: int = 25
+) -> st.SearchStrategy[list[Msg]]:
+    """Stored histories whose turns each hold a chosen ``normalize`` cell: a clean turn, one §3 defect
+    alone, or two together (``normalize:orphan+missing``). ``generic_percent`` of the draws are plain
+    ``histories()`` (every broken shape of the field, its own mix of defects)."""
+    chosen = tuple(cells) if cells is not None else coverage.NORMALIZE_CELLS
+    unknown = [c for c in chosen if c not in coverage.NORMALIZE_CELLS]
+    if unknown or not chosen:
+        raise ValueError(f"normalize_histories: unknown cell(s) {unknown}; expected some of {coverage.NORMALIZE_CELLS}")
+    kinds = tuple(frozenset() if c == "normalize:clean" else frozenset(c.partition(":")[2].split("+")) for c in chosen)
+    return _labelled("normalize", _normalize(kinds, generic_percent))
