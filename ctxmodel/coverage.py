@@ -150,6 +150,38 @@ def matches(pattern: str, cell: str) -> bool:
     return len(want) == len(got) and all(w in ("*", g) for w, g in zip(want, got, strict=True))
 
 
+def within(pattern: str, outer: str) -> bool:
+    """Whether every cell of ``pattern`` is a cell of ``outer`` (segment by segment, ``*`` in
+    ``outer`` covering anything)."""
+    op, _, rest = pattern.partition(":")
+    outer_op, _, outer_rest = outer.partition(":")
+    if op != outer_op:
+        return False
+    want, got = outer_rest.split("/"), rest.split("/")
+    return len(want) == len(got) and all(w in ("*", g) for w, g in zip(want, got, strict=True))
+
+
+_NO_DANGLING = "inputs=agent-stored: a rewind strips every tag naming a summary or marker it removed"
+_NO_STALE = "inputs=agent-stored: a summary tags only the messages before it"
+_OWN_KIND = ("inputs=agent-stored: a condenseParent names a summary and a truncationParent a marker, "
+             "never the other (a tag naming neither is stripped like a dangling one)")
+
+
+def excluded_by(policies: Mapping[str, str]) -> dict[str, str]:
+    """The cells a declared input space leaves out (contract §7, policy ``inputs``), with the reason:
+    a property is not asked to reach what the target can never be given."""
+    if policies.get("inputs") != "agent-stored":
+        return {}
+    out = {f"effective:{tag}/dangling/{where}": _NO_DANGLING for tag in TAGS for where in POSITIONS}
+    out["effective:condenseParent/earlier-summary/after"] = _NO_STALE
+    out["effective:condenseParent/marker/*"] = _OWN_KIND
+    out["effective:truncationParent/earlier-summary/*"] = _OWN_KIND
+    out["effective:truncationParent/last-summary/*"] = _OWN_KIND
+    out["recover:*/dangling"] = _NO_DANGLING
+    out["recover:*/dangling/*"] = _NO_DANGLING
+    return out
+
+
 def _possible(pattern: str) -> bool:
     op = pattern.partition(":")[0]
     return any(matches(pattern, c) for c in CELLS.get(op, ()))
@@ -612,6 +644,8 @@ class Row:
     reached: Mapping[str, int]
     judged: tuple[str, ...]
     never: tuple[str, ...]
+    #: Judged patterns the declared input space leaves out (``excluded_by``): neither reached nor missed.
+    excluded: tuple[str, ...] = ()
 
 
 @attrs.define
@@ -619,6 +653,8 @@ class Coverage:
     """Cells reached per property, fed by the gate's ``on_example`` hook (``ctxmodel check --coverage``)."""
 
     classify: Callable[[str, Mapping[str, Any]], set[str]] = cells_of
+    #: Patterns left out by the target's declared input space, with the reason (``excluded_by``).
+    excluded: Mapping[str, str] = attrs.field(factory=dict)
     reached: dict[str, Counter[str]] = attrs.field(factory=dict)
     examples: Counter[str] = attrs.field(factory=Counter)
 
@@ -635,19 +671,23 @@ class Coverage:
             if not patterns:
                 continue
             counts = self.reached.get(prop.id, Counter())
-            never = tuple(p for p in patterns if not any(matches(p, c) for c in counts))
-            out.append(Row(prop.id, prop.op, self.examples[prop.id], dict(counts), patterns, never))
+            out_of_space = tuple(p for p in patterns if any(within(p, e) for e in self.excluded))
+            never = tuple(p for p in patterns
+                          if p not in out_of_space and not any(matches(p, c) for c in counts))
+            out.append(Row(prop.id, prop.op, self.examples[prop.id], dict(counts), patterns, never, out_of_space))
         return out
 
     def format(self, props: Sequence[_Prop]) -> str:
-        return format_table(self.rows(props), [p for p in props if not judged(p.id, p.op)])
+        return format_table(self.rows(props), [p for p in props if not judged(p.id, p.op)], self.excluded)
 
 
 def _short(cell: str) -> str:
     return cell.partition(":")[2]
 
 
-def format_table(rows: Sequence[Row], unpartitioned: Sequence[_Prop] = ()) -> str:
+def format_table(
+    rows: Sequence[Row], unpartitioned: Sequence[_Prop] = (), excluded: Mapping[str, str] | None = None
+) -> str:
     """The ``--coverage`` table: per property the cells it judges and reached, then per op the
     cells no property reached and the impossible ones."""
     if not rows:
@@ -658,7 +698,7 @@ def format_table(rows: Sequence[Row], unpartitioned: Sequence[_Prop] = ()) -> st
         f"{'property':<{width}}  examples  judged  reached  never reached",
     ]
     for r in rows:
-        hit = len(r.judged) - len(r.never)
+        hit = len(r.judged) - len(r.never) - len(r.excluded)
         never = ", ".join(_short(p) for p in r.never) or "-"
         lines.append(f"{r.id:<{width}}  {r.examples:>8}  {len(r.judged):>6}  {hit:>7}  {never}")
         cells = sorted(r.reached.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -668,9 +708,17 @@ def format_table(rows: Sequence[Row], unpartitioned: Sequence[_Prop] = ()) -> st
         if not mine:
             continue
         seen = {c for r in mine for c in r.reached}
-        missing = [c for c in CELLS[op] if c not in seen]
-        lines.append(f"{op}: {len(CELLS[op]) - len(missing)} of {len(CELLS[op])} possible cells reached by some "
+        left_out = {c for c in CELLS[op] if any(matches(e, c) for e in excluded or {})}
+        missing = [c for c in CELLS[op] if c not in seen and c not in left_out]
+        possible = len(CELLS[op]) - len(left_out)
+        lines.append(f"{op}: {possible - len(missing)} of {possible} possible cells reached by some "
                      f"property" + (f"; never reached: {', '.join(_short(c) for c in missing)}" if missing else ""))
+        why: dict[str, list[str]] = {}
+        for pattern, reason in (excluded or {}).items():
+            if pattern.startswith(f"{op}:"):
+                why.setdefault(reason, []).append(_short(pattern))
+        for reason, names in why.items():
+            lines.append(f"{op}: left out: {', '.join(names)} ({reason})")
         impossible = [c for c in IMPOSSIBLE if c.startswith(f"{op}:")]
         if impossible:
             reasons: dict[str, list[str]] = {}

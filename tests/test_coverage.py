@@ -345,3 +345,22 @@ def test_every_property_reaches_every_cell_it_judges_in_a_ci_run() -> None:
         if never:
             missed[prop.id] = never
     assert not missed
+
+
+def test_a_declared_input_space_leaves_its_cells_out_of_the_table(tmp_path: Path) -> None:
+    """With ``inputs=agent-stored`` (contract §7) the cells of shapes a correct agent never stores are
+    named as left out, with the reason, and are not counted as never reached."""
+    from ctxmodel.cli import cli
+
+    result = CliRunner().invoke(cli, [
+        "check", "--target", "reference", "--property", "effective.visibility", "--max-examples", "60",
+        "--profile", "ci", "--coverage", "--policy", "inputs=agent-stored", "--fixtures", str(tmp_path / "fx"),
+        "--regressions", str(tmp_path / "none"),
+    ])
+    assert result.exit_code == 0, result.output
+    table = result.output.partition("coverage: the cells")[2]
+    row = next(line for line in table.splitlines() if line.startswith("effective.visibility"))
+    assert row.split()[1:5] == ["60", "16", "5", "-"]
+    assert "effective: 5 of 5 possible cells reached by some property" in table
+    assert "effective: left out: condenseParent/dangling/before" in table
+    assert "condenseParent/earlier-summary/after (inputs=agent-stored: a summary tags only" in table

@@ -114,7 +114,7 @@ def check(
     fixture no longer reproduces and the search did not meet it)."""
     from ctxmodel import baseline as base
     from ctxmodel import gate, report
-    from ctxmodel.coverage import Coverage
+    from ctxmodel.coverage import Coverage, excluded_by
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import select
@@ -143,7 +143,7 @@ def check(
     stopped = ""
     code = exitcodes.OK
     running = False
-    cells = Coverage() if show_coverage else None
+    cells: Coverage | None = None
     try:
         try:
             policies = resolve(target.description.policies, overrides)
@@ -155,6 +155,8 @@ def check(
                 )
         except CtxmodelError as exc:
             _die(exc)
+        if show_coverage:
+            cells = Coverage(excluded=excluded_by(policies))
         desc = target.description
         click.echo(
             f"ctxmodel check: {desc.name} {desc.version} ({spec}); tokenizer {desc.tokenizer}; "
