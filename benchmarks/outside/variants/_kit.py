@@ -203,7 +203,19 @@ class Agent:
         }
 
     def normalize(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {"messages": codec.dump(self.normalize_history(self.load(params), **self.options(params)))}
+        return {"messages": codec.dump(self.normalize_stored(self.load(params), **self.options(params)))}
+
+    def normalize_stored(self, history: Sequence[Message], orphans: str = "drop", trailing: str = "leave") -> History:
+        """Contract §3 on a stored history: the rules between its visible messages; hidden ones kept,
+        all of them just before the last summary (those it hides by position must stay before it;
+        the others are hidden by their tags wherever they are)."""
+        mask = self.visible(history)
+        if all(mask):
+            return self.normalize_history(history, orphans, trailing)
+        done = list(self.normalize_history([m for m, v in zip(history, mask, strict=True) if v], orphans, trailing))
+        hidden = [m for m, v in zip(history, mask, strict=True) if not v]
+        at = max((i for i, m in enumerate(done) if m.is_summary), default=0)
+        return (*done[:at], *hidden, *done[at:])
 
     def effective(self, params: dict[str, Any]) -> dict[str, Any]:
         return {"messages": codec.dump(self.effective_history(self.load(params)))}
