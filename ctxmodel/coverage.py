@@ -254,7 +254,8 @@ RECOVER_PLANS: dict[str, Plan] = {
         also=_by_degradable("over-degrade-only"),
     ),
     "recover.degraded-shrink": Plan(
-        _by_visible("over-degrade-only") + _by_degradable("over-stuck") + (_p("over-none"),),
+        _by_visible("over-degrade-only") + _by_degradable("over-stuck")
+        + (_p("over-none", "*", "dense"), _p("over-none")),
         also=_by_degradable("over-degrade-only"),
     ),
     # §4.6: where no progress is possible (a recount that miscounts what is visible "progresses"),

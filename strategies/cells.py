@@ -276,7 +276,10 @@ def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
         return draw(texts(min_size=1, max_size=200, kinds=prose))
     if degradable == "dense":
         # Just above the floor; too short for a notice to fit when nothing may progress (§4.5).
-        return draw(dense_texts(201, 260) if regime == "over-none" else dense_texts(320, 400))
+        # Up to 275 characters the notice does not fit; from 320 it does, if just.
+        if regime == "over-none" or draw(st.booleans()):
+            return draw(dense_texts(201, 275))
+        return draw(dense_texts(320, 400))
     if regime == "over-none":
         return draw(texts(min_size=201, max_size=260, kinds=prose))
     if regime in coverage.COLLAPSED:

@@ -221,7 +221,8 @@ def dense_texts(draw: st.DrawFn, min_size: int, max_size: int) -> str:
 @memo
 @st.composite
 def giant_texts(draw: st.DrawFn) -> str:
-    """A few thousand characters, plain or prose and dense text (emoji, arbitrary code points) together.
+    """A few thousand characters, plain, or prose with dense text (emoji, arbitrary code points) or
+    with a run of one character.
 
     Prose then dense text is what lets a cut that does not reserve its notice still fit: the prefix
     costs fewer tokens than the whole's characters per token predict. Dense then prose is the reverse,
@@ -231,5 +232,9 @@ def giant_texts(draw: st.DrawFn) -> str:
     if 88 <= order < 94:
         return draw(texts(min_size=1500, max_size=6000, kinds=("prose", "code", "nospace")))
     prose = draw(texts(min_size=800, max_size=3000, kinds=("prose", "code")))
+    if 78 <= order < 88:
+        # The other extreme of density: a tail one token covers many characters of (padding, a
+        # separator line), where a cut measured in characters frees almost no tokens.
+        return prose + draw(texts(min_size=300, max_size=2500, kinds=("onechar",)))
     dense = draw(dense_texts(400, 2500))
     return prose + dense if order < 88 else dense + prose
