@@ -162,7 +162,7 @@ def within(pattern: str, outer: str) -> bool:
 
 
 _NO_DANGLING = "inputs=agent-stored: a rewind strips every tag naming a summary or marker it removed"
-_NO_STALE = "inputs=agent-stored: a summary tags only the messages before it"
+_NO_STALE = "inputs=agent-stored: a summary tags only messages stored before it"
 _OWN_KIND = ("inputs=agent-stored: a condenseParent names a summary and a truncationParent a marker, "
              "never the other (a tag naming neither is stripped like a dangling one)")
 
@@ -174,6 +174,7 @@ def excluded_by(policies: Mapping[str, str]) -> dict[str, str]:
         return {}
     out = {f"effective:{tag}/dangling/{where}": _NO_DANGLING for tag in TAGS for where in POSITIONS}
     out["effective:condenseParent/earlier-summary/after"] = _NO_STALE
+    out["effective:condenseParent/last-summary/after"] = _NO_STALE
     out["effective:condenseParent/marker/*"] = _OWN_KIND
     out["effective:truncationParent/earlier-summary/*"] = _OWN_KIND
     out["effective:truncationParent/last-summary/*"] = _OWN_KIND

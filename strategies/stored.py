@@ -2,11 +2,12 @@
 agent stores.
 
 An agent's ops are called on what its Task has stored, never on arbitrary JSON, and the Task
-prevents some shapes before anything is stored (domain §1, §2, §4): a model's repeated ``tool_use``
-id within one message is removed before the message is stored, the results of a call (real, or
-"interrupted" ones on resume) are stored before the next assistant message, a rewind removes the
-tags whose summary or marker it removed, and a summary tags only the messages it summarizes, which
-come before it. A flag on a shape the agent can never be given is not a finding about the agent,
+prevents some shapes before anything is stored (domain §1, §2, §3.3, §4): a model's repeated
+``tool_use`` id within one message is removed before the message is stored, the results of a call
+(real, or "interrupted" ones on resume) are stored before the next assistant message, a rewind
+removes the tags whose summary or marker it removed, and a parent always comes after what it tags
+(a summary is stored after the messages it summarizes, a marker inserted after the messages its
+truncation hides). A flag on a shape the agent can never be given is not a finding about the agent,
 so a target that declares this space is judged on drawn histories rewritten into it.
 
 The rewrite keeps everything else: every shape a correct agent does store (results split by an
@@ -72,22 +73,17 @@ def _interrupted_results(after: Msg) -> Msg:
 
 
 def _without_stale_tags(messages: list[Msg]) -> list[Msg]:
-    """Tags naming a summary or marker that is gone (a rewind removes them), and, after the last
-    summary, a ``condenseParent`` naming an earlier summary (a summary tags what comes before it)."""
-    summaries = [i for i, m in enumerate(messages) if m.get("isSummary") is True]
-    last = summaries[-1] if summaries else -1
-    condense_ids = {messages[i].get("condenseId") for i in summaries} - {None}
-    last_id = messages[last].get("condenseId") if summaries else None
-    earlier = {messages[i].get("condenseId") for i in summaries[:-1]} - {None, last_id}
-    marker_ids = {m.get("truncationId") for m in messages if m.get("isTruncationMarker") is True} - {None}
+    """Tags a correct agent never stores: one naming no existing parent of its kind (a rewind strips
+    them), and one whose parent comes before the message (a summary tags the messages it
+    summarizes, before it; a truncation tags messages and then inserts its marker after them)."""
+    summary_at = {m.get("condenseId"): i for i, m in enumerate(messages) if m.get("isSummary") is True}
+    marker_at = {m.get("truncationId"): i for i, m in enumerate(messages) if m.get("isTruncationMarker") is True}
     out: list[Msg] = []
     for i, message in enumerate(messages):
         drop: set[str] = set()
-        parent = message.get("condenseParent")
-        if "condenseParent" in message and (parent not in condense_ids or (i > last and parent in earlier)):
-            drop.add("condenseParent")
-        if "truncationParent" in message and message.get("truncationParent") not in marker_ids:
-            drop.add("truncationParent")
+        for tag, parents in (("condenseParent", summary_at), ("truncationParent", marker_at)):
+            if tag in message and parents.get(message[tag], -1) <= i:
+                drop.add(tag)
         out.append({k: v for k, v in message.items() if k not in drop} if drop else message)
     return out
 

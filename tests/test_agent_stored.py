@@ -50,21 +50,23 @@ def test_a_call_followed_by_an_assistant_message_gets_the_interrupted_results_st
         {"type": "tool_result", "tool_use_id": "b", "content": INTERRUPTED}]}
 
 
-def test_tags_naming_nothing_and_earlier_summaries_after_the_last_one_are_stripped() -> None:
+def test_tags_naming_nothing_or_a_parent_before_the_message_are_stripped() -> None:
     history = [
-        {"role": "user", "content": "a", "condenseParent": "s1"},
+        {"role": "user", "content": "a", "condenseParent": "s1", "truncationParent": "t1"},
+        {"role": "user", "content": "[Sliding window truncation]", "isTruncationMarker": True, "truncationId": "t1"},
         {"role": "assistant", "content": "Summary one", "isSummary": True, "condenseId": "s1"},
         {"role": "user", "content": "b", "condenseParent": "s2", "truncationParent": "gone"},
         {"role": "assistant", "content": "Summary two", "isSummary": True, "condenseId": "s2"},
         {"role": "user", "content": "c", "condenseParent": "s1"},
-        {"role": "user", "content": "d", "condenseParent": "s2"},
+        {"role": "user", "content": "d", "condenseParent": "s2", "truncationParent": "t1"},
         {"role": "user", "content": "e", "truncationParent": "nowhere", "condenseParent": "nothing"},
     ]
     out = agent_stored(history)
-    assert out[0] == history[0] and out[2] == {"role": "user", "content": "b", "condenseParent": "s2"}
-    assert out[4] == {"role": "user", "content": "c"}
-    assert out[5] == history[5]  # the last summary's own id: a shape the space keeps
-    assert out[6] == {"role": "user", "content": "e"}
+    assert out[0] == history[0]  # both parents come after it: kept
+    assert out[3] == {"role": "user", "content": "b", "condenseParent": "s2"}
+    assert out[5] == {"role": "user", "content": "c"}
+    assert out[6] == {"role": "user", "content": "d"}
+    assert out[7] == {"role": "user", "content": "e"}
 
 
 def test_shapes_agents_do_store_are_kept() -> None:
