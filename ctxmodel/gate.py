@@ -279,6 +279,9 @@ class RunOptions:
     heartbeat: Callable[[str], None] | None = None
     #: Called with every generated input (not shrink steps): what ``--coverage`` counts.
     on_example: Callable[[Property, dict[str, Any]], None] | None = None
+    #: Called with the key of every finding the body meets, shrink steps and known faults included:
+    #: a run that met none of a set of keys would have gone the same way had they been known faults.
+    on_finding: Callable[[str], None] | None = None
 
 
 def run_property(
@@ -325,6 +328,8 @@ def run_property(
         raising: list[tuple[str, Finding]] = []
         for finding in verdict.findings:
             key = finding_key(prop, finding)
+            if options.on_finding is not None:
+                options.on_finding(key)
             if key in options.known_faults:
                 hypothesis.reject()  # reported once, by the property that met it first
             if key in options.known_kinds:
@@ -482,11 +487,9 @@ def run_gate(
     started = time.monotonic()
     stopped = ""
     for prop in props:
-        if not stopped and deadline is not None and time.monotonic() - started >= deadline:
-            stopped = f"the run's deadline of {deadline:g} s passed"
-        failed = sum(o.status == "failed" and any(k.key not in baseline_kinds for k in o.kinds) for o in outcomes)
-        if not stopped and max_failures is not None and failed >= max_failures:
-            stopped = f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
+        stopped = (
+            stopped or past_deadline(started, deadline) or too_many_failures(outcomes, max_failures, baseline_kinds)
+        )
         if stopped:
             outcomes.append(Outcome(prop, "never-run", reason=stopped))
             continue
@@ -511,11 +514,34 @@ def run_gate(
             stopped = "interrupted"
             outcomes.append(Outcome(prop, "never-run", reason=stopped))
             continue
-        known.update(k.key for k in outcome.kinds if k.key.startswith("target-"))
+        known.update(target_faults(outcome))
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
     return GateReport(tuple(outcomes), run_seed, profile.name, stopped)
+
+
+def past_deadline(started: float, deadline: float | None) -> str:
+    """Why no further property starts, when the run's deadline (seconds from ``started``) is over."""
+    if deadline is not None and time.monotonic() - started >= deadline:
+        return f"the run's deadline of {deadline:g} s passed"
+    return ""
+
+
+def too_many_failures(
+    outcomes: Iterable[Outcome], max_failures: int | None, baseline_kinds: Collection[str] = ()
+) -> str:
+    """Why no further property starts, when the properties before it failed ``max_failures`` times
+    (a property failing only on ``baseline_kinds`` not counted: see ``run_gate``)."""
+    failed = sum(o.status == "failed" and any(k.key not in baseline_kinds for k in o.kinds) for o in outcomes)
+    if max_failures is not None and failed >= max_failures:
+        return f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
+    return ""
+
+
+def target_faults(outcome: Outcome) -> set[str]:
+    """The target-fault kinds an outcome reports, which no later property of the run reports again."""
+    return {k.key for k in outcome.kinds if k.key.startswith("target-")}
 
 
 def exit_code(outcomes: Iterable[Outcome]) -> int:

@@ -47,8 +47,7 @@ class Profile:
     def hypothesis_settings(
         self, *, max_examples: int | None = None, database: ExampleDatabase | str | None = "default"
     ) -> settings:
-        if database == "default":
-            database = DirectoryBasedExampleDatabase(database_path()) if self.use_database else None
+        database = self.database(database)
         quiet = [*_QUIET_CHECKS, HealthCheck.differing_executors] if self.derandomize else _QUIET_CHECKS
         return settings(
             max_examples=max_examples if max_examples is not None else self.max_examples,
@@ -61,6 +60,12 @@ class Profile:
             report_multiple_bugs=True,
             suppress_health_check=quiet,
         )
+
+    def database(self, database: ExampleDatabase | str | None = "default") -> ExampleDatabase | None:
+        """The example database a run of this profile uses: ``"default"`` is the profile's own."""
+        if database == "default":
+            return DirectoryBasedExampleDatabase(database_path()) if self.use_database else None
+        return database if not isinstance(database, str) else None
 
 
 #: Every phase but ``target``. The strategies steer toward more pairing defects with ``target()``, and

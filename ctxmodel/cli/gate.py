@@ -87,6 +87,13 @@ def split_csv(values: Iterable[str]) -> list[str]:
 )
 @click.option("--coverage", "show_coverage", is_flag=True,
               help="after the summary, the cells of each op's input partition every property reached")
+@click.option(
+    "--jobs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="worker processes, each with its own target; the verdicts are those of --jobs 1",
+)
 def check(
     target_spec: str,
     ops: Sequence[str],
@@ -106,6 +113,7 @@ def check(
     require_ops: Sequence[str],
     baseline_dir: str | None,
     show_coverage: bool,
+    jobs: int,
 ) -> None:
     """Run the property suites against a target; write a fixture for every distinct failure.
 
@@ -130,6 +138,8 @@ def check(
             unknown = [op for op in values if op not in OPS]
             if unknown:
                 raise UsageError(f"{option} {','.join(unknown)}: expected some of {', '.join(OPS)}")
+        if jobs < 1:
+            raise UsageError(f"--jobs {jobs}: expected at least 1 worker process")
         props = select(split_csv(property_ids), op_list)
         if not props:
             raise UsageError("no property matches --property/--ops")
@@ -193,9 +203,7 @@ def check(
             import random
 
             run_seed = random.getrandbits(32)
-        result = gate.run_gate(
-            target,
-            props,
+        common: dict[str, Any] = dict(
             policies=policies,
             profile=chosen_profile,
             fixtures_dir=fixtures_dir,
@@ -211,6 +219,12 @@ def check(
             baseline_kinds=known.kinds if known is not None else (),
             on_example=cells.add if cells is not None else None,
         )
+        if jobs > 1:
+            from ctxmodel.parallel import run_gate_parallel
+
+            result = run_gate_parallel(str(spec), props, jobs=jobs, timeout=timeout, **common)
+        else:
+            result = gate.run_gate(target, props, **common)
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
         code = gate.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)

@@ -1,0 +1,246 @@
+"""``ctxmodel check --jobs N``: the properties of a run spread over N worker processes, with the
+verdicts, fixtures and summary of the same run in one process (``gate.run_gate``) at the same seed.
+
+Each property already draws from its own seed (``gate.property_seed``), so what it generates does
+not depend on the process that runs it or on what ran before. The one thing a property takes from
+the properties ahead of it is the set of target faults they reported (``RunOptions.known_faults``):
+it rejects those inputs rather than report the fault again. A worker starts a property before the
+ones ahead of it have finished, knowing only the faults kept so far (a subset of the true set). The
+parent keeps the result only if the run met none of the faults it was not told of, since knowing
+them would then have changed nothing; otherwise the property runs again, told all of them. Results
+are kept in property order, and only then are their fixtures written, their example-database writes
+applied, their progress reported and ``--max-failures`` counted, as in one process.
+
+Each worker opens its own target from the spec string (``exec:`` and ``python:`` targets are one
+process per worker). A target that keeps state from one request to the next can answer differently
+than in one process, where it saw every property's requests in order; the contract's targets are
+stateless. ``--deadline`` is checked when a property is handed to a worker, so up to N properties
+that started before it still finish.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from multiprocessing import get_context
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ctxmodel.fixtures import write_atomic
+from ctxmodel.gate import GateReport, Kind, Outcome, past_deadline, target_faults, too_many_failures
+from ctxmodel.parallel_worker import Done, Setup, Task, apply_ops, worker_main
+from ctxmodel.profiles import Profile
+from ctxmodel.properties.catalogue import Property
+
+__all__ = ["run_gate_parallel"]
+
+
+@attrs.define
+class _Worker:
+    proc: Any
+    conn: Connection
+    #: The index of the property it runs, or ``None`` when idle.
+    busy: int | None = None
+
+
+def _start_worker(context: Any, setup: Setup) -> _Worker:
+    parent_end, child_end = context.Pipe()
+    proc = context.Process(target=worker_main, args=(child_end, setup), name="ctxmodel-job", daemon=True)
+    # A worker inherits SIGINT ignored: Ctrl-C reaches the whole process group, and the parent alone
+    # decides what an interrupt does (it stops the workers and reports what was kept).
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to protect
+        proc.start()
+    else:
+        try:
+            proc.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    child_end.close()
+    return _Worker(proc, parent_end)
+
+
+def _stop_workers(workers: Sequence[_Worker]) -> None:
+    for worker in workers:
+        try:
+            if worker.busy is None:
+                worker.conn.send(None)
+            else:
+                worker.proc.terminate()  # SIGTERM: the worker closes its target and exits
+        except (OSError, ValueError):
+            pass
+    for worker in workers:
+        worker.proc.join(timeout=10)
+        if worker.proc.is_alive():
+            worker.proc.kill()
+            worker.proc.join(timeout=5)
+        worker.conn.close()
+
+
+def _ship(prop: Property) -> Property | str:
+    """The property by id when a worker's registry has the same one, else the object itself."""
+    from ctxmodel.properties.registry import get
+
+    try:
+        return prop.id if get(prop.id) is prop else prop
+    except KeyError:
+        return prop
+
+
+def _kept(prop: Property, done: Done, fixtures_dir: str | Path) -> Outcome:
+    """The worker's outcome with its fixtures written where the run writes them."""
+    final = {name: write_atomic(Path(fixtures_dir) / name, json.loads(text)) for name, text in done.fixtures.items()}
+
+    def moved(kinds: tuple[Kind, ...]) -> tuple[Kind, ...]:
+        return tuple(
+            attrs.evolve(k, fixture=final[k.fixture.name]) if k.fixture is not None else k for k in kinds
+        )
+
+    fields = dict(done.fields)
+    fields["kinds"] = moved(fields["kinds"])
+    fields["warned"] = moved(fields["warned"])
+    return Outcome(prop, **fields)
+
+
+def run_gate_parallel(
+    spec: str,
+    props: Sequence[Property],
+    *,
+    jobs: int,
+    timeout: float,
+    policies: Mapping[str, str],
+    profile: Profile,
+    fixtures_dir: str | Path,
+    seed: int | None = None,
+    max_examples: int | None = None,
+    database: Any = "default",
+    regressions: Mapping[str, Sequence[dict[str, Any]]] | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    strict: bool = False,
+    max_failures: int | None = None,
+    deadline: float | None = None,
+    heartbeat: Callable[[str], None] | None = None,
+) -> GateReport:
+    """``gate.run_gate`` over ``jobs`` worker processes, each opening ``spec`` with ``timeout``."""
+    run_seed = seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
+    setup = Setup(
+        spec, timeout, dict(policies), profile, run_seed, max_examples, database, strict, heartbeat is not None
+    )
+    real_database = profile.database(database)
+    context = get_context("spawn")
+    started = time.monotonic()
+    total = len(props)
+    outcomes: list[Outcome] = []
+    known: set[str] = set()
+    finished: dict[int, Done | str] = {}
+    waiting = deque(range(total))
+    again: deque[tuple[int, frozenset[str]]] = deque()
+    stopped = ""
+    #: The first property no worker was given because the deadline had passed, and why.
+    cut, cut_reason = total, ""
+    workers: list[_Worker] = []
+
+    def keep(index: int, *, final: bool) -> bool:
+        """Settle property ``index`` as one process would have; False while its result must be
+        waited for or run again. ``final``: the run is over, a property not settled is never-run."""
+        nonlocal stopped
+        prop = props[index]
+        reason = too_many_failures(outcomes, max_failures) or (cut_reason if index >= cut else "")
+        if reason:
+            stopped = stopped or reason
+            outcomes.append(Outcome(prop, "never-run", reason=stopped))
+            return True
+        result = finished.pop(index, None)
+        if isinstance(result, Done) and not (result.met & known) <= result.known_faults:
+            result = None  # it met a fault reported ahead of it that it was not told of
+            if not final:
+                again.append((index, frozenset(known)))
+                return False
+        if result is None:
+            if not final:
+                return False
+            outcomes.append(Outcome(prop, "never-run", reason=stopped or "not reached"))
+            return True
+        if isinstance(result, str):
+            outcome = Outcome(prop, "error", reason=result)
+        else:
+            if real_database is not None:
+                apply_ops(real_database, result.database_ops)
+            outcome = _kept(prop, result, fixtures_dir)
+        known.update(target_faults(outcome))
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+        return True
+
+    def hand_out(worker: _Worker) -> None:
+        nonlocal cut, cut_reason
+        if again:
+            index, faults = again.popleft()  # it started before any deadline: it finishes
+        elif waiting:
+            reason = past_deadline(started, deadline)
+            if reason:
+                cut, cut_reason = waiting[0], reason
+                waiting.clear()
+                return
+            index, faults = waiting.popleft(), frozenset(known)
+        else:
+            return
+        prop = props[index]
+        worker.conn.send(Task(index, _ship(prop), faults, tuple((regressions or {}).get(prop.id, ()))))
+        worker.busy = index
+
+    def receive(worker: _Worker) -> None:
+        index = worker.busy
+        assert index is not None
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.proc.join(timeout=5)
+            finished[index] = f"its worker process ended (exit code {worker.proc.exitcode})"
+            workers.remove(worker)
+            worker.busy = None
+            worker.conn.close()
+            return
+        if message[0] == "beat":
+            if heartbeat is not None:
+                heartbeat(message[1])
+            return
+        finished[index] = message[1] if message[0] == "done" else message[2]
+        worker.busy = None
+
+    try:
+        workers.extend(_start_worker(context, setup) for _ in range(max(1, min(jobs, total))))
+        while True:
+            while len(outcomes) < total and keep(len(outcomes), final=False):
+                pass
+            if len(outcomes) == total:
+                break
+            for worker in workers:
+                if worker.busy is None:
+                    hand_out(worker)
+            busy = [w for w in workers if w.busy is not None]
+            if not busy:
+                if not (waiting or again):
+                    break  # nothing left to run: the final pass settles the rest
+                workers.append(_start_worker(context, setup))  # the workers died
+                continue
+            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy])
+            for worker in busy:
+                if worker.conn in ready or worker.proc.sentinel in ready:
+                    receive(worker)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+    finally:
+        _stop_workers(workers)
+    while len(outcomes) < total:
+        keep(len(outcomes), final=True)
+    return GateReport(tuple(outcomes), run_seed, profile.name, stopped)
