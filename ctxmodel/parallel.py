@@ -21,6 +21,7 @@ that started before it still finish.
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import signal
 import time
@@ -86,13 +87,13 @@ def _stop_workers(workers: Sequence[_Worker]) -> None:
 
 
 def _ship(prop: Property) -> Property | str:
-    """The property by id when a worker's registry has the same one, else the object itself."""
-    from ctxmodel.properties.registry import get
-
+    """The property itself (a worker's registry lacks one registered at run time, as tests do), or
+    its id when it cannot be pickled (a check built in a closure), for the worker's registry."""
     try:
-        return prop.id if get(prop.id) is prop else prop
-    except KeyError:
-        return prop
+        pickle.dumps(prop)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return prop.id
+    return prop
 
 
 def _kept(prop: Property, done: Done, fixtures_dir: str | Path) -> Outcome:
