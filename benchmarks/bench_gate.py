@@ -1,11 +1,17 @@
 """Speed of the gate, printed as figures measured in one run (no assertions: see HACKING.md).
 
-1. Examples per second of the full property suite against ``reference`` (ci profile, no database).
+1. Examples per second of the full property suite against ``reference`` (ci profile, no database),
+   and where that time goes: drawing inputs (Hypothesis and the strategies), the target's calls,
+   the checks' judging, shrinking.
 2. The process transport's own cost per request: ``ProcessTarget.call`` against a bare JSON-lines
    loop (``json.dumps`` + write + ``readline`` + ``json.loads``) over the same kind of pipe to the
    same echo child. Goal: a ratio of at most 1.5.
+3. ``ctxmodel check --profile ci`` wall time at ``--jobs 1`` and ``--jobs 2``, one after the other,
+   against ``reference`` and the node example (``--exec``). Goal: ``--jobs 2`` in at most 25 s where
+   ``--jobs 1`` takes 46 s, a ratio of 0.54 or less on two idle cores.
 
     .venv/bin/python benchmarks/bench_gate.py [--max-examples N] [--requests N] [--skip-suite]
+        [--skip-transport] [--skip-jobs] [--jobs N] [--exec]
 """
 
 from __future__ import annotations
@@ -14,10 +20,17 @@ import argparse
 import json
 import os
 import shlex
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_TARGET = ROOT / "examples" / "targets" / "node" / "target.js"
 
 ECHO = (
     "import sys, json\n"
@@ -54,6 +67,88 @@ def history(n: int = 20) -> list[dict[str, Any]]:
     return out
 
 
+class Phases:
+    """Seconds by phase, taken by wrapping the engine's own seams (``gate.run_property``,
+    ``gate.judge``, ``gate.judge_exchange``) and the target's ``call``. A judgement after a
+    property's first failing one is a shrink step, as the engine counts them; what the engine does
+    outside ``judge`` (Hypothesis drawing and managing inputs, the strategies) is generation."""
+
+    def __init__(self) -> None:
+        self.seconds = {"run": 0.0, "judge": 0.0, "calls": 0.0, "check": 0.0, "check calls": 0.0, "shrinking": 0.0}
+        self.shrinking = False
+        self.in_check = False
+
+    def lines(self) -> list[str]:
+        s = self.seconds
+        judging = s["check"] - s["check calls"]
+        calls = s["calls"]
+        rest = s["judge"] - s["shrinking"] - calls - judging
+        parts = {
+            "generation (Hypothesis, strategies)": s["run"] - s["judge"],
+            "target calls": calls,
+            "judging (the checks)": judging,
+            "shrinking (every shrink step)": s["shrinking"],
+            "probe and copies": rest,
+        }
+        total = s["run"] or 1.0
+        return [f"  {name:<36} {sec:6.1f} s  {sec / total:5.1%}" for name, sec in parts.items()]
+
+
+@contextmanager
+def timed_phases(phases: Phases) -> Iterator[None]:
+    from ctxmodel import gate
+
+    run_property, judge, judge_exchange = gate.run_property, gate.judge, gate.judge_exchange
+
+    def timed_run(prop: Any, target: Any, **kw: Any) -> Any:
+        phases.shrinking = False
+        original = target.call
+
+        def call(op: str, params: dict[str, Any]) -> dict[str, Any]:
+            started = time.perf_counter()
+            try:
+                return original(op, params)
+            finally:
+                spent = time.perf_counter() - started
+                if not phases.shrinking:
+                    phases.seconds["calls"] += spent
+                    phases.seconds["check calls"] += spent if phases.in_check else 0.0
+
+        target.call = call
+        started = time.perf_counter()
+        try:
+            return run_property(prop, target, **kw)
+        finally:
+            phases.seconds["run"] += time.perf_counter() - started
+            del target.call
+
+    def timed_judge(*args: Any, **kw: Any) -> Any:
+        shrinking = phases.shrinking
+        started = time.perf_counter()
+        verdict = judge(*args, **kw)
+        spent = time.perf_counter() - started
+        phases.seconds["judge"] += spent
+        phases.seconds["shrinking"] += spent if shrinking else 0.0
+        phases.shrinking = phases.shrinking or verdict.failed
+        return verdict
+
+    def timed_check(*args: Any, **kw: Any) -> Any:
+        phases.in_check = True
+        started = time.perf_counter()
+        try:
+            return judge_exchange(*args, **kw)
+        finally:
+            phases.in_check = False
+            if not phases.shrinking:
+                phases.seconds["check"] += time.perf_counter() - started
+
+    gate.run_property, gate.judge, gate.judge_exchange = timed_run, timed_judge, timed_check  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        gate.run_property, gate.judge, gate.judge_exchange = run_property, judge, judge_exchange  # type: ignore[assignment]
+
+
 def bench_suite(max_examples: int) -> None:
     from ctxmodel import gate
     from ctxmodel.profiles import get_profile
@@ -62,7 +157,8 @@ def bench_suite(max_examples: int) -> None:
 
     target = open_target("reference")
     props = all_properties()
-    with tempfile.TemporaryDirectory() as fixtures:
+    phases = Phases()
+    with tempfile.TemporaryDirectory() as fixtures, timed_phases(phases):
         started = time.perf_counter()
         report = gate.run_gate(
             target,
@@ -82,6 +178,33 @@ def bench_suite(max_examples: int) -> None:
     )
     slowest = sorted(report.outcomes, key=lambda o: -o.seconds)[:3]
     print("  slowest: " + ", ".join(f"{o.prop.id} {o.seconds:.1f} s" for o in slowest))
+    print("  where the time goes:")
+    for line in phases.lines():
+        print(line)
+
+
+def check_seconds(target: str, jobs: int, extra: list[str]) -> tuple[float, int, str]:
+    """One ``ctxmodel check --profile ci`` process, with its own empty example database and fixtures
+    directory so that neither run feeds the other; its wall time, exit code and summary line."""
+    with tempfile.TemporaryDirectory() as scratch:
+        env = dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=os.path.join(scratch, "hypothesis"))
+        argv = [sys.executable, "-m", "ctxmodel", "check", "--target", target, "--profile", "ci",
+                "--fixtures", os.path.join(scratch, "fx"), "--jobs", str(jobs), *extra]
+        started = time.perf_counter()
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
+        seconds = time.perf_counter() - started
+    totals = [line for line in done.stdout.splitlines() if line.startswith(tuple("0123456789"))]
+    return seconds, done.returncode, totals[-1] if totals else done.stderr.strip()[-200:]
+
+
+def bench_jobs(jobs: int, targets: list[str], extra: list[str]) -> None:
+    for target in targets:
+        one = check_seconds(target, 1, extra)
+        many = check_seconds(target, jobs, extra)
+        print(f"ctxmodel check --target {target} --profile ci {' '.join(extra)}".rstrip() + ":")
+        print(f"  --jobs 1   {one[0]:6.1f} s  exit {one[1]}  {one[2]}")
+        print(f"  --jobs {jobs}   {many[0]:6.1f} s  exit {many[1]}  {many[2]}")
+        print(f"  ratio {many[0] / one[0]:.2f} (--jobs {jobs} / --jobs 1; goal <= 0.54 at --jobs 2)")
 
 
 def bench_transport(requests: int, params: dict[str, Any], rounds: int = 5) -> None:
@@ -129,11 +252,19 @@ def main() -> None:
     parser.add_argument("--max-examples", type=int, default=60, help="examples per property (ci default: 60)")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--skip-suite", action="store_true")
+    parser.add_argument("--skip-transport", action="store_true")
+    parser.add_argument("--skip-jobs", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2, help="compared with --jobs 1 (default: 2)")
+    parser.add_argument("--exec", action="store_true", help="the node example too (exec: target)")
     args = parser.parse_args()
-    bench_transport(args.requests, {"messages": history()})
-    bench_transport(args.requests, {"messages": [{"role": "user", "content": "hi"}]})
+    if not args.skip_transport:
+        bench_transport(args.requests, {"messages": history()})
+        bench_transport(args.requests, {"messages": [{"role": "user", "content": "hi"}]})
     if not args.skip_suite:
         bench_suite(args.max_examples)
+    if not args.skip_jobs:
+        targets = ["reference"] + ([f"exec:node {shlex.quote(str(NODE_TARGET))}"] if args.exec else [])
+        bench_jobs(args.jobs, targets, [] if args.max_examples == 60 else ["--max-examples", str(args.max_examples)])
 
 
 if __name__ == "__main__":
