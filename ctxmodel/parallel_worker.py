@@ -9,6 +9,7 @@ as a list of operations, for the parent to apply once it keeps the run.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import tempfile
@@ -127,8 +128,19 @@ def _resolve(prop: Property | str) -> Property:
     return prop
 
 
+#: The worker's target and the scratch directory of the property it runs, for ``_terminate``.
+_TARGETS: list[Target] = []
+_SCRATCH: list[Path] = []
+
+
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)  # unwinds through ``finally``: the target is closed
+    """Close the target and leave at once. Not ``SystemExit``: Hypothesis takes that for a failure
+    of the test it interrupts and would go on to shrink it."""
+    for target in _TARGETS:
+        target.close()
+    for scratch in _SCRATCH:
+        shutil.rmtree(scratch, ignore_errors=True)
+    os._exit(128 + signum)
 
 
 def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done:
@@ -137,6 +149,7 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
     database = setup.profile.database(setup.database)
     buffered = BufferedDatabase(database) if database is not None else None
     scratch = Path(tempfile.mkdtemp(prefix="ctxmodel-job-"))
+    _SCRATCH[:] = [scratch]
     try:
         outcome = run_property(
             prop,
@@ -159,6 +172,7 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
         fixtures = {path.name: path.read_text(encoding="utf-8") for path in outcome.fixtures}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        _SCRATCH.clear()
     fields = {f.name: getattr(outcome, f.name) for f in attrs.fields(Outcome) if f.name != "prop"}
     return Done(task.index, task.known_faults, fields, fixtures, buffered.ops if buffered else [], frozenset(met))
 
@@ -167,7 +181,7 @@ def worker_main(conn: Connection, setup: Setup) -> None:
     """Open the target once, then run what the parent sends until it sends ``None``.
 
     SIGINT is the parent's to handle (it was ignored when this process started); SIGTERM, the
-    parent's way to stop a worker, closes the target first.
+    parent's way to stop a worker in the middle of a property, closes the target first.
     """
     from ctxmodel.targets.spec import open_target
 
@@ -176,6 +190,7 @@ def worker_main(conn: Connection, setup: Setup) -> None:
     failure = ""
     try:
         target = open_target(setup.spec, timeout=setup.timeout)
+        _TARGETS.append(target)
     except CtxmodelError as exc:
         failure = f"the worker could not open the target: {exc}"
     try:
