@@ -196,7 +196,13 @@ def run_gate_parallel(
         else:
             return
         prop = props[index]
-        worker.conn.send(Task(index, _ship(prop), faults, tuple((regressions or {}).get(prop.id, ()))))
+        try:
+            worker.conn.send(Task(index, _ship(prop), faults, tuple((regressions or {}).get(prop.id, ()))))
+        except OSError:  # the worker died while idle: the property waits for another one
+            again.appendleft((index, faults))
+            workers.remove(worker)
+            worker.conn.close()
+            return
         worker.busy = index
 
     def receive(worker: _Worker) -> None:
@@ -225,7 +231,7 @@ def run_gate_parallel(
                 pass
             if len(outcomes) == total:
                 break
-            for worker in workers:
+            for worker in list(workers):
                 if worker.busy is None:
                     hand_out(worker)
             busy = [w for w in workers if w.busy is not None]
