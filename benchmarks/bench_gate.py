@@ -70,26 +70,29 @@ def history(n: int = 20) -> list[dict[str, Any]]:
 
 class Phases:
     """Seconds by phase, taken by wrapping the engine's own seams (``gate.run_property``,
-    ``gate.judge``, ``gate.judge_exchange``) and the target's ``call``. A judgement after a
-    property's first failing one is a shrink step, as the engine counts them; what the engine does
-    outside ``judge`` (Hypothesis drawing and managing inputs, the strategies) is generation."""
+    ``gate.judge``, ``gate.judge_exchange``) and the target's ``call``. Everything a property does
+    after its first failing judgement is shrinking, as the engine counts shrink steps (Hypothesis
+    goes on looking for other kinds there too); before it, what the engine does outside ``judge``
+    (Hypothesis drawing and managing inputs, the strategies) is generation."""
 
     def __init__(self) -> None:
         self.seconds = {"run": 0.0, "judge": 0.0, "calls": 0.0, "check": 0.0, "check calls": 0.0, "shrinking": 0.0}
-        self.shrinking = False
+        self.failed_at: float | None = None
         self.in_check = False
+
+    @property
+    def shrinking(self) -> bool:
+        return self.failed_at is not None
 
     def lines(self) -> list[str]:
         s = self.seconds
         judging = s["check"] - s["check calls"]
-        calls = s["calls"]
-        rest = s["judge"] - s["shrinking"] - calls - judging
         parts = {
-            "generation (Hypothesis, strategies)": s["run"] - s["judge"],
-            "target calls": calls,
+            "generation (Hypothesis, strategies)": s["run"] - s["shrinking"] - s["judge"],
+            "target calls": s["calls"],
             "judging (the checks)": judging,
-            "shrinking (every shrink step)": s["shrinking"],
-            "probe and copies": rest,
+            "probe and copies": s["judge"] - s["calls"] - judging,
+            "shrinking (after a first failure)": s["shrinking"],
         }
         total = s["run"] or 1.0
         return [f"  {name:<36} {sec:6.1f} s  {sec / total:5.1%}" for name, sec in parts.items()]
@@ -102,7 +105,7 @@ def timed_phases(phases: Phases) -> Iterator[None]:
     run_property, judge, judge_exchange = gate.run_property, gate.judge, gate.judge_exchange
 
     def timed_run(prop: Any, target: Any, **kw: Any) -> Any:
-        phases.shrinking = False
+        phases.failed_at = None
         original = target.call
 
         def call(op: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -120,28 +123,33 @@ def timed_phases(phases: Phases) -> Iterator[None]:
         try:
             return run_property(prop, target, **kw)
         finally:
-            phases.seconds["run"] += time.perf_counter() - started
+            ended = time.perf_counter()
+            phases.seconds["run"] += ended - started
+            if phases.failed_at is not None:
+                phases.seconds["shrinking"] += ended - phases.failed_at
             del target.call
 
     def timed_judge(*args: Any, **kw: Any) -> Any:
-        shrinking = phases.shrinking
+        if phases.shrinking:
+            return judge(*args, **kw)
         started = time.perf_counter()
         verdict = judge(*args, **kw)
-        spent = time.perf_counter() - started
-        phases.seconds["judge"] += spent
-        phases.seconds["shrinking"] += spent if shrinking else 0.0
-        phases.shrinking = phases.shrinking or verdict.failed
+        ended = time.perf_counter()
+        phases.seconds["judge"] += ended - started
+        if verdict.failed:
+            phases.failed_at = ended
         return verdict
 
     def timed_check(*args: Any, **kw: Any) -> Any:
+        if phases.shrinking:
+            return judge_exchange(*args, **kw)
         phases.in_check = True
         started = time.perf_counter()
         try:
             return judge_exchange(*args, **kw)
         finally:
             phases.in_check = False
-            if not phases.shrinking:
-                phases.seconds["check"] += time.perf_counter() - started
+            phases.seconds["check"] += time.perf_counter() - started
 
     gate.run_property, gate.judge, gate.judge_exchange = timed_run, timed_judge, timed_check  # type: ignore[assignment]
     try:

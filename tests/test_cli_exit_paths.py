@@ -17,13 +17,15 @@ CTXMODEL = [sys.executable, "-m", "ctxmodel"]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_an_interrupt_still_prints_the_summary_and_seed_and_writes_junit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_interrupt_still_prints_the_summary_and_seed_and_writes_junit(tmp_path: Path, jobs: str) -> None:
     junit = tmp_path / "gate.xml"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
         [*CTXMODEL, "check", "--target", "reference", "--profile", "ci", "--seed", "3",
-         "--fixtures", str(tmp_path / "fx"), "--junit", str(junit)],
+         "--fixtures", str(tmp_path / "fx"), "--junit", str(junit), "--jobs", jobs],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).parent.parent,
+        start_new_session=True,
     )
     assert proc.stdout is not None
     # Wait until the run has started judging (its first per-property line), then press Ctrl-C.
@@ -34,12 +36,13 @@ def test_an_interrupt_still_prints_the_summary_and_seed_and_writes_junit(tmp_pat
         seen += line
         if line.startswith("  ") and ":" in line:
             break
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group, workers included
     out, err = proc.communicate(timeout=120)
     out = seen + out
     assert proc.returncode == 130, (proc.returncode, out[-2000:], err[-2000:])
     assert "the run stopped early: interrupted" in out
     assert "seed 3 (rerun with --seed 3 --profile ci)" in out
     assert "never-run" in out
+    assert "Traceback" not in err
     root = ElementTree.parse(junit).getroot()
     assert int(root.get("tests", "0")) > 30 and int(root.get("skipped", "0")) >= 1
