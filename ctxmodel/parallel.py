@@ -12,10 +12,10 @@ are kept in property order, and only then are their fixtures written, their exam
 applied, their progress reported and ``--max-failures`` counted, as in one process.
 
 Each worker opens its own target from the spec string (``exec:`` and ``python:`` targets are one
-process per worker). A target that keeps state from one request to the next can answer differently
-than in one process, where it saw every property's requests in order; the contract's targets are
-stateless. ``--deadline`` is checked when a property is handed to a worker, so up to N properties
-that started before it still finish.
+process per worker). A target whose answers depend on state left by earlier requests can answer
+differently than in one process, where it saw every property's requests in order; contract §1
+requires of every target that they do not. ``--deadline`` is checked when a property is handed to
+a worker, so up to N properties that started before it still finish.
 """
 
 from __future__ import annotations
