@@ -39,7 +39,12 @@ def _small(prop_id: str) -> catalogue.Property:
 
 
 # Module-level, so that a worker process unpickles them by reference.
-SMALL = [_small("normalize.results-lead"), _small("normalize.keeps-hidden"), _small("normalize.keeps-other-content")]
+SMALL = [
+    _small("normalize.results-lead"),
+    _small("normalize.keeps-hidden"),
+    _small("normalize.keeps-other-content"),
+    _small("normalize.valid-results-kept"),  # after results-lead, so never-run under -x
+]
 
 
 @pytest.fixture(autouse=True)
@@ -77,13 +82,16 @@ def fixtures(directory: Path) -> dict[str, dict[str, object]]:
     return found
 
 
-def test_two_jobs_fail_the_same_properties_with_the_same_shrunk_fixtures(tmp_path: Path) -> None:
-    args = ["--target", TWO_BUGS, "--max-examples", "20", "--property", "zz-jobs"]
+@pytest.mark.parametrize("stop", [[], ["-x"]])
+def test_two_jobs_fail_the_same_properties_with_the_same_shrunk_fixtures(tmp_path: Path, stop: list[str]) -> None:
+    args = ["--target", TWO_BUGS, "--max-examples", "20", "--property", "zz-jobs", *stop]
     one, one_fx = check(tmp_path, 1, *args)
     two, two_fx = check(tmp_path, 2, *args)
     assert one.exit_code == two.exit_code == 1, (one.output, two.output)
     assert summary(two) == summary(one)
     assert len(fixtures(one_fx)) >= 2 and fixtures(two_fx) == fixtures(one_fx)
+    assert any(line.startswith("zz-jobs.normalize.valid-results-kept") and "NEVER RUN" in line
+               for line in summary(one)) == bool(stop)
 
 
 def test_a_target_fault_is_reported_by_the_same_property_as_with_one_job(tmp_path: Path) -> None:
