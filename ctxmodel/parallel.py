@@ -26,7 +26,7 @@ import random
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -129,11 +129,16 @@ def run_gate_parallel(
     max_failures: int | None = None,
     deadline: float | None = None,
     heartbeat: Callable[[str], None] | None = None,
+    on_example: Callable[[Property, dict[str, Any]], None] | None = None,
+    known_kinds: Collection[str] = (),
+    baseline_kinds: Collection[str] = (),
 ) -> GateReport:
-    """``gate.run_gate`` over ``jobs`` worker processes, each opening ``spec`` with ``timeout``."""
+    """``gate.run_gate`` over ``jobs`` worker processes, each opening ``spec`` with ``timeout``.
+    ``on_example`` sees a property's inputs when its result is kept, not as they are drawn."""
     run_seed = seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
     setup = Setup(
-        spec, timeout, dict(policies), profile, run_seed, max_examples, database, strict, heartbeat is not None
+        spec, timeout, dict(policies), profile, run_seed, max_examples, database, strict, heartbeat is not None,
+        known_kinds=frozenset(known_kinds), examples=on_example is not None,
     )
     real_database = profile.database(database)
     context = get_context("spawn")
@@ -154,7 +159,7 @@ def run_gate_parallel(
         waited for or run again. ``final``: the run is over, a property not settled is never-run."""
         nonlocal stopped
         prop = props[index]
-        reason = too_many_failures(outcomes, max_failures) or (cut_reason if index >= cut else "")
+        reason = too_many_failures(outcomes, max_failures, baseline_kinds) or (cut_reason if index >= cut else "")
         if reason:
             stopped = stopped or reason
             outcomes.append(Outcome(prop, "never-run", reason=stopped))
@@ -176,6 +181,9 @@ def run_gate_parallel(
             if real_database is not None:
                 apply_ops(real_database, result.database_ops)
             outcome = _kept(prop, result, fixtures_dir)
+            if on_example is not None:
+                for params in result.examples:
+                    on_example(prop, params)
         known.update(target_faults(outcome))
         outcomes.append(outcome)
         if on_outcome is not None:

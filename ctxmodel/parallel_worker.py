@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 from hypothesis.database import ExampleDatabase
 
+from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, describe_exception
 from ctxmodel.gate import Outcome, RunOptions, run_property
 from ctxmodel.profiles import Profile
@@ -96,6 +97,10 @@ class Setup:
     database: Any
     strict: bool
     heartbeat: bool
+    #: A baseline's kinds that still reproduce (``RunOptions.known_kinds``).
+    known_kinds: frozenset[str] = frozenset()
+    #: Whether to send back every generated input, for the parent's ``on_example`` (``--coverage``).
+    examples: bool = False
 
 
 @attrs.frozen
@@ -118,6 +123,8 @@ class Done:
     fixtures: dict[str, str]
     database_ops: list[DatabaseOp]
     met: frozenset[str]
+    #: Every generated input, in order, when ``Setup.examples`` asked for them.
+    examples: list[dict[str, Any]]
 
 
 def _resolve(prop: Property | str) -> Property:
@@ -146,6 +153,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done:
     prop = _resolve(task.prop)
     met: set[str] = set()
+    examples: list[dict[str, Any]] = []
     database = setup.profile.database(setup.database)
     buffered = BufferedDatabase(database) if database is not None else None
     scratch = Path(tempfile.mkdtemp(prefix="ctxmodel-job-"))
@@ -165,6 +173,8 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
             options=RunOptions(
                 strict=setup.strict,
                 known_faults=task.known_faults,
+                known_kinds=setup.known_kinds,
+                on_example=(lambda _, params: examples.append(copy_json(params))) if setup.examples else None,
                 heartbeat=(lambda line: conn.send(("beat", line))) if setup.heartbeat else None,
                 on_finding=met.add,
             ),
@@ -174,7 +184,8 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
         shutil.rmtree(scratch, ignore_errors=True)
         _SCRATCH.clear()
     fields = {f.name: getattr(outcome, f.name) for f in attrs.fields(Outcome) if f.name != "prop"}
-    return Done(task.index, task.known_faults, fields, fixtures, buffered.ops if buffered else [], frozenset(met))
+    ops = buffered.ops if buffered else []
+    return Done(task.index, task.known_faults, fields, fixtures, ops, frozenset(met), examples)
 
 
 def worker_main(conn: Connection, setup: Setup) -> None:
