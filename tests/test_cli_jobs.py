@@ -82,7 +82,7 @@ def fixtures(directory: Path) -> dict[str, dict[str, object]]:
     return found
 
 
-@pytest.mark.parametrize("stop", [[], ["-x"]])
+@pytest.mark.parametrize("stop", [[], ["-x"], ["--coverage"]])
 def test_two_jobs_fail_the_same_properties_with_the_same_shrunk_fixtures(tmp_path: Path, stop: list[str]) -> None:
     args = ["--target", TWO_BUGS, "--max-examples", "20", "--property", "zz-jobs", *stop]
     one, one_fx = check(tmp_path, 1, *args)
@@ -91,7 +91,16 @@ def test_two_jobs_fail_the_same_properties_with_the_same_shrunk_fixtures(tmp_pat
     assert summary(two) == summary(one)
     assert len(fixtures(one_fx)) >= 2 and fixtures(two_fx) == fixtures(one_fx)
     assert any(line.startswith("zz-jobs.normalize.valid-results-kept") and "NEVER RUN" in line
-               for line in summary(one)) == bool(stop)
+               for line in summary(one)) == (stop == ["-x"])
+
+
+def test_a_baseline_gives_the_same_verdicts_with_two_jobs(tmp_path: Path) -> None:
+    args = ["--target", TWO_BUGS, "--max-examples", "20", "--property", "zz-jobs"]
+    _, known = check(tmp_path / "first", 1, *args)
+    one, _ = check(tmp_path, 1, *args, "--baseline", str(known))
+    two, _ = check(tmp_path, 2, *args, "--baseline", str(known))
+    assert one.exit_code == two.exit_code == 0, (one.output, two.output)
+    assert summary(two) == summary(one)
 
 
 def test_a_target_fault_is_reported_by_the_same_property_as_with_one_job(tmp_path: Path) -> None:
