@@ -8,6 +8,7 @@ Which messages a target changes, and how, is its own choice.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -99,13 +100,39 @@ def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         if tool_id in plan.ambiguous:
             continue
         wanted = plan.payloads(tool_id, loose=False)
-        if not got.get(tool_id, set()) & wanted:
-            yield Finding.fail(
-                f"the valid result of {tool_id} is no longer the result of {tool_id} in the repaired request",
-                "a valid result is never moved or edited (§3.2)",
-                code="valid-result-lost",
-            )
-            return
+        if got.get(tool_id, set()) & wanted:
+            continue
+        if not _API_ID.fullmatch(tool_id) and any(
+            got.get(other, set()) & wanted for other in _renamed(before, after, tool_id)
+        ):
+            continue  # an id the API refuses, renamed with its call: the result is still its call's
+        yield Finding.fail(
+            f"the valid result of {tool_id} is no longer the result of {tool_id} in the repaired request",
+            "a valid result is never moved or edited (§3.2)",
+            code="valid-result-lost",
+        )
+        return
+
+
+#: The ids the API accepts (domain §5.1): a repair must rename the others, call and results together.
+_API_ID = re.compile(r"[a-zA-Z0-9_-]+")
+
+
+def _calls(messages: list[Msg]) -> list[tuple[str, str]]:
+    """(id, the call without its id) of every ``tool_use``, in order."""
+    out = []
+    for message in messages:
+        content = message.get("content") if message.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                out.append((str(block.get("id")), canon({k: v for k, v in block.items() if k != "id"})))
+    return out
+
+
+def _renamed(before: list[Msg], after: list[Msg], tool_id: str) -> list[str]:
+    """The ids in ``after`` of calls identical to ``tool_id``'s call in ``before`` but for their id."""
+    mine = {call for i, call in _calls(before) if i == tool_id}
+    return [i for i, call in _calls(after) if call in mine and i != tool_id]
 
 
 @_prop(

@@ -352,3 +352,21 @@ def test_repair_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert run(["repair", str(source), "--in-place", "-o", str(tmp_path / "x.json")], capsys)[0] == 2
     code, out, err = run(["repair", str(EXAMPLES / "missing-parallel-result.json")], capsys)
     assert code == 0 and out == "" and "nothing written (use -o OUT or --in-place)" in err
+
+
+def test_renaming_an_id_the_api_refuses_with_its_results_keeps_them_valid() -> None:
+    """``toolu_.a`` fails the API's id pattern: a repair must rename it, and the call's result goes
+    with it, so ``repair.valid-results-kept`` holds (a valid result moved to another call still fails
+    it: the ``RelabelsInOrder`` witness)."""
+    from ctxmodel.gate import judge
+    from ctxmodel.properties.registry import get
+    from ctxmodel.targets import open_target
+
+    use = {"type": "tool_use", "id": "toolu_.a", "name": "read_file", "input": {"path": "src/a.ts"}}
+    messages = [{"role": "user", "content": "h"}, {"role": "assistant", "content": [use]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_.a", "content": "x"}]}]
+    target = open_target("reference")
+    verdict = judge(get("repair.valid-results-kept"), target, {"messages": messages},
+                    policies=dict(target.description.policies), tokenizer="zoo")
+    assert not verdict.failures
+    assert getattr(repair(load(messages))[0][1].blocks[0], "id") == "toolu__a"
