@@ -369,4 +369,4 @@ def test_renaming_an_id_the_api_refuses_with_its_results_keeps_them_valid() -> N
     verdict = judge(get("repair.valid-results-kept"), target, {"messages": messages},
                     policies=dict(target.description.policies), tokenizer="zoo")
     assert not verdict.failures
-    assert getattr(repair(load(messages))[0][1].blocks[0], "id") == "toolu__a"
+    assert repair(load(messages))[0][1].blocks[0].id == "toolu__a"
