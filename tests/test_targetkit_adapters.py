@@ -22,7 +22,10 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FAKE = REPO / "tests" / "fixtures" / "fake-agent"
 AGENTS = {"roo-code": "Roo-Code", "zoo-code": "Zoo-Code"}
-POLICIES = {"orphans": "relabel", "trailing": "leave", "resultOrder": "any", "recoverSuccess": "converges"}
+POLICIES = {
+    "orphans": "relabel", "trailing": "leave", "resultOrder": "any", "recoverSuccess": "converges",
+    "inputs": "agent-stored",
+}
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
