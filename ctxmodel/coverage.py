@@ -70,6 +70,7 @@ __all__ = [
     "classify",
     "degradable_kind",
     "effective_cells",
+    "hidden_reasons",
     "judged",
     "matches",
     "normalize_cells",
@@ -307,7 +308,7 @@ def judged(prop_id: str, op: str) -> tuple[str, ...]:
 # -- reading a history (contract §2, restated on JSON) ----------------------------------------------
 
 
-def _hidden(messages: Sequence[Msg]) -> list[str | None]:
+def hidden_reasons(messages: Sequence[Msg]) -> list[str | None]:
     """Per message, None when visible, else why hidden: "before-summary", "condense", "truncation"."""
     summaries = {m.get("condenseId") for m in messages if m.get("isSummary") is True and m.get("condenseId")}
     markers = {m.get("truncationId") for m in messages
@@ -340,7 +341,7 @@ def _is(block: Any, kind: str) -> bool:
 def visible_kind(messages: Sequence[Msg]) -> str:
     """The ``VISIBLE`` value of a history (the first that applies, in the order legacy, dangling,
     truncated, condensed, plain)."""
-    hidden = _hidden(messages)
+    hidden = hidden_reasons(messages)
     summaries = {m.get("condenseId") for m in messages if m.get("isSummary") is True}
     markers = {m.get("truncationId") for m in messages if m.get("isTruncationMarker") is True}
     last = max((i for i, m in enumerate(messages) if m.get("isSummary") is True), default=-1)
@@ -371,7 +372,7 @@ def _dense(text: str) -> bool:
 def degradable_kind(messages: Sequence[Msg]) -> str:
     """The ``DEGRADABLE`` value: the kind of the largest visible textual tool-result text over the floor."""
     best: tuple[int, str, str] | None = None  # (length, kind, text); the earliest wins a tie
-    for m, why in zip(messages, _hidden(messages), strict=True):
+    for m, why in zip(messages, hidden_reasons(messages), strict=True):
         if why is not None:
             continue
         for block in _blocks(m):
@@ -536,7 +537,7 @@ def _other_defect(message: Msg) -> bool:
 
 def normalize_defects(messages: Sequence[Msg]) -> list[tuple[tuple[int, ...], frozenset[str]]]:
     """The turns of the visible history (indices into it) with the §3 defects each holds."""
-    visible = [m for m, why in zip(messages, _hidden(messages), strict=True) if why is None]
+    visible = [m for m, why in zip(messages, hidden_reasons(messages), strict=True) if why is None]
     at: dict[int, set[str]] = {i: set() for i in range(len(visible))}
     seen: set[Any] = set()
     for i, m in enumerate(visible):

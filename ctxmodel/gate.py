@@ -456,6 +456,12 @@ class GateReport:
     stopped: str = ""
 
 
+def run_seed_of(seed: int | None, profile: Profile) -> int:
+    """The seed a run uses: the one asked for, else 0 for a deterministic profile, else a fresh one
+    (printed at the end of every run so that it can be repeated)."""
+    return seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
+
+
 def run_gate(
     target: Target,
     props: Sequence[Property],
@@ -481,7 +487,7 @@ def run_gate(
     early: the rest are ``never-run``, and the report says why. ``known_kinds``: see ``RunOptions``.
     A property that failed only on ``baseline_kinds`` (searched for because their baseline fixture no
     longer reproduces) does not count towards ``max_failures``: the run would stop early and pass."""
-    run_seed = seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
+    run_seed = run_seed_of(seed, profile)
     outcomes: list[Outcome] = []
     known: set[str] = set()
     started = time.monotonic()

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import random
 import signal
 import time
 from collections import deque
@@ -35,7 +34,7 @@ from typing import Any
 import attrs
 
 from ctxmodel.fixtures import write_atomic
-from ctxmodel.gate import GateReport, Kind, Outcome, past_deadline, target_faults, too_many_failures
+from ctxmodel.gate import GateReport, Kind, Outcome, past_deadline, run_seed_of, target_faults, too_many_failures
 from ctxmodel.parallel_worker import Done, Setup, Task, apply_ops, worker_main
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Property
@@ -135,7 +134,7 @@ def run_gate_parallel(
 ) -> GateReport:
     """``gate.run_gate`` over ``jobs`` worker processes, each opening ``spec`` with ``timeout``.
     ``on_example`` sees a property's inputs when its result is kept, not as they are drawn."""
-    run_seed = seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
+    run_seed = run_seed_of(seed, profile)
     setup = Setup(
         spec, timeout, dict(policies), profile, run_seed, max_examples, database, strict, heartbeat is not None,
         known_kinds=frozenset(known_kinds), examples=on_example is not None,

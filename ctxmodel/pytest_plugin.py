@@ -109,7 +109,6 @@ class _Runner:
         return self.target
 
     def run(self, prop: Property) -> Outcome:
-        import random
 
         from ctxmodel import gate
         from ctxmodel.fixtures import examples_by_property
@@ -120,7 +119,7 @@ class _Runner:
         profile = get_profile(opt("ctxmodel_profile") or default_profile())
         if self.seed is None:
             given = opt("ctxmodel_seed")
-            self.seed = given if given is not None else (0 if profile.deterministic else random.getrandbits(32))
+            self.seed = gate.run_seed_of(given, profile)
         return gate.run_property(
             prop,
             target,

@@ -17,6 +17,7 @@ from hypothesis import event, target
 from hypothesis.control import currently_in_test_context
 from hypothesis.errors import InvalidArgument
 
+from ctxmodel.coverage import hidden_reasons
 from ctxmodel.strategies.blocks import KNOWN_BLOCK_TYPES
 from ctxmodel.strategies.ids import ID_STYLES, id_style
 
@@ -136,23 +137,7 @@ def visibility(history: Sequence[Msg]) -> list[str | None]:
     Contract §2: only the last summary and what follows are candidates; a parent tag hides only
     while the summary or marker it names exists anywhere in the input (a rewind restores).
     """
-    summaries = {m.get("condenseId") for m in history if m.get("isSummary") is True and m.get("condenseId")}
-    markers = {m.get("truncationId") for m in history
-               if m.get("isTruncationMarker") is True and m.get("truncationId")}
-    last_summary = max((i for i, m in enumerate(history) if m.get("isSummary") is True), default=-1)
-    out: list[str | None] = []
-    for i, m in enumerate(history):
-        if i < last_summary:
-            out.append("before-summary")
-        elif i == last_summary:
-            out.append(None)
-        elif m.get("condenseParent") is not None and m.get("condenseParent") in summaries:
-            out.append("condense")
-        elif m.get("truncationParent") is not None and m.get("truncationParent") in markers:
-            out.append("truncation")
-        else:
-            out.append(None)
-    return out
+    return hidden_reasons(history)
 
 
 @attrs.frozen
