@@ -15,6 +15,8 @@ Rendering the outcomes is ``ctxmodel.report``'s job.
 from __future__ import annotations
 
 import random
+import signal
+import threading
 import time
 import zlib
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -488,6 +490,42 @@ def run_gate(
     A property that failed only on ``baseline_kinds`` (searched for because their baseline fixture no
     longer reproduces) does not count towards ``max_failures``: the run would stop early and pass."""
     run_seed = run_seed_of(seed, profile)
+    with _CtrlC() as ctrl_c:
+        return _run_each(target, props, policies, profile, fixtures_dir, run_seed, max_examples, database,
+                         regressions, on_outcome, strict, max_failures, deadline, heartbeat, on_example,
+                         known_kinds, baseline_kinds, ctrl_c)
+
+
+class _CtrlC:
+    """Notes a Ctrl-C while the run is in progress, whoever catches the KeyboardInterrupt it raises."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def _run_each(
+    target: Target, props: Sequence[Property], policies: Mapping[str, str], profile: Profile,
+    fixtures_dir: str | Path, run_seed: int, max_examples: int | None, database: Any,
+    regressions: Mapping[str, Sequence[dict[str, Any]]] | None, on_outcome: Callable[[Outcome], None] | None,
+    strict: bool, max_failures: int | None, deadline: float | None, heartbeat: Callable[[str], None] | None,
+    on_example: Callable[[Property, dict[str, Any]], None] | None, known_kinds: Collection[str],
+    baseline_kinds: Collection[str], ctrl_c: _CtrlC,
+) -> GateReport:
     outcomes: list[Outcome] = []
     known: set[str] = set()
     started = time.monotonic()
@@ -520,6 +558,12 @@ def run_gate(
             stopped = "interrupted"
             outcomes.append(Outcome(prop, "never-run", reason=stopped))
             continue
+        if ctrl_c.pressed:
+            # The interrupt reached code that swallowed it (a strategy, Hypothesis, the target): the
+            # run stops all the same, and a property it broke did not run.
+            stopped = "interrupted"
+            if outcome.status == "error":
+                outcome = Outcome(prop, "never-run", reason=stopped)
         known.update(target_faults(outcome))
         outcomes.append(outcome)
         if on_outcome is not None:
