@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import attrs
 import hypothesis
-from hypothesis import example, given
+from hypothesis import Phase, example, given
 from hypothesis.errors import HypothesisException
 from hypothesis.reporting import with_reporter
 
@@ -39,6 +39,7 @@ from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.properties.judge import Malformed
 from ctxmodel.properties.probe import TargetProbe
+from ctxmodel.strategies.labels import steering
 from ctxmodel.targets.base import Target, TargetFailure
 
 __all__ = [
@@ -361,7 +362,7 @@ def run_property(
 
     error: BaseException | None = None
     try:
-        with with_reporter(lambda _: None), without_local_constants():
+        with with_reporter(lambda _: None), without_local_constants(), steering(Phase.target in profile.phases):
             test()
     except KeyboardInterrupt:
         raise

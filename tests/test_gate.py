@@ -284,6 +284,42 @@ def test_a_run_draws_no_constants_mined_from_loaded_modules() -> None:
     assert len(providers._get_local_constants()) > 0
 
 
+def _steers(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:
+    from ctxmodel.strategies.labels import safe_target
+
+    def steer(params: dict[str, Any]) -> dict[str, Any]:
+        safe_target(float(len(params["messages"])), "toy")
+        return params
+
+    return _messages(policies).map(steer)
+
+
+@pytest.mark.parametrize(("profile", "expected"), [("ci", False), ("thorough", True)])
+def test_target_observations_only_where_the_target_phase_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile: str, expected: bool
+) -> None:
+    """Without the target phase an observation steers nothing but makes Hypothesis keep a Pareto
+    front compared choice by choice (a third of a ``ci`` run); with it, the strategies' steering is
+    what the phase climbs on."""
+    from ctxmodel.strategies import labels
+
+    seen: list[str] = []
+    monkeypatch.setattr(labels, "target", lambda observation, label: seen.append(label))
+    prop = attrs.evolve(SHAPE, params=_steers)
+    outcome = gate.run_property(
+        prop,
+        open_target("reference"),
+        policies={},
+        tokenizer="o200k_base",
+        profile=get_profile(profile),
+        fixtures_dir=tmp_path / "fx",
+        max_examples=5,
+        database=None,
+    )
+    assert outcome.status == "passed"
+    assert bool(seen) is expected
+
+
 @pytest.mark.slow
 def test_two_bugs_in_one_property_give_two_fixtures_each_replaying_its_own(tmp_path: Path) -> None:
     from ctxmodel.fixtures import load_fixture as load
