@@ -146,3 +146,34 @@ def test_database_specs(tmp_path: Path) -> None:
         open_database(str(tmp_path / "file"))
     with pytest.raises(UsageError, match="cannot reach the Redis server"):
         check_database("redis://127.0.0.1:1/0")
+
+
+def _coverage_page(policies: dict[str, str]) -> str:
+    import attrs
+
+    result = _result()
+    props = (
+        PropertyStats(
+            "effective.visibility", "effective", "contract §2", "s", 30,
+            {"cell: effective:condenseParent/last-summary/before": 30, "feature: x": 4}, 0,
+        ),
+    )
+    return render_html(json.loads(json.dumps(attrs.evolve(result, policies=policies, properties=props).to_json())))
+
+
+def test_the_coverage_table_names_cells_never_reached_and_those_the_declared_inputs_leave_out() -> None:
+    """The report reads coverage the way ``check --coverage`` does: a cell the target's declared
+    input space leaves out is listed with its reason and is not counted as never reached."""
+    any_inputs = _coverage_page({"inputs": "any"})
+    stored = _coverage_page({"inputs": "agent-stored"})
+    dangling = "condenseParent/dangling/before"
+    never_any = any_inputs.split('data-figure="never">', 1)[1].split("<", 1)[0]
+    never_stored = stored.split('data-figure="never">', 1)[1].split("<", 1)[0]
+    assert dangling in never_any and dangling not in never_stored
+    left_out = stored.split('data-figure="left-out">', 1)[1].split("<", 1)[0]
+    assert dangling in left_out
+    assert 'data-figure="cells-left-out"' in stored and "a rewind strips every tag" in stored
+    assert 'data-figure="cells-left-out"' not in any_inputs
+    reached = int(stored.split('data-figure="cells-reached">', 1)[1].split("<", 1)[0])
+    assert reached == 1
+    assert "feature: x" not in stored.split('class="coverage"', 1)[1].split("</table>", 1)[0]

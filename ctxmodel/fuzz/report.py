@@ -15,9 +15,12 @@ import html
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from ctxmodel.fuzz.results import CampaignResult
 
@@ -291,46 +294,70 @@ def _property_rows(properties: Sequence[Mapping[str, Any]]) -> str:
     return "".join(rows)
 
 
-def _coverage_html(properties: Sequence[Mapping[str, Any]]) -> str:
+@attrs.frozen
+class _Ran:
+    id: str
+    op: str
+
+
+def _coverage_html(properties: Sequence[Mapping[str, Any]], policies: Mapping[str, str]) -> str:
     """Per property, the cells of its op's partition it judges and reached (from the strategies'
-    ``cell:`` events), the ones it never reached; then per op the cells no property reached."""
+    ``cell:`` events) and the ones it never reached; then per op the cells no property reached, the
+    impossible ones, and those the target's declared input space leaves out (with the reason), which
+    are not counted as missed: the same reading as ``ctxmodel check --coverage``."""
     from ctxmodel import coverage
 
+    cells = coverage.Coverage(excluded=coverage.excluded_by(policies))
+    ran = []
+    for prop in properties:
+        ran.append(_Ran(prop["id"], prop["op"]))
+        cells.examples[prop["id"]] = int(prop.get("examples", 0))
+        cells.reached[prop["id"]] = Counter(
+            {n[len(CELL_EVENT):]: c for n, c in prop["events"].items() if n.startswith(CELL_EVENT)}
+        )
     rows = []
     seen: dict[str, set[str]] = {}
-    for prop in properties:
-        judged = coverage.judged(prop["id"], prop["op"])
-        if not judged:
-            continue
-        reached = {n[len(CELL_EVENT):]: c for n, c in prop["events"].items() if n.startswith(CELL_EVENT)}
-        seen.setdefault(prop["op"], set()).update(reached)
-        never = [p for p in judged if not any(coverage.matches(p, c) for c in reached)]
-        cells = ", ".join(f"{_e(c.partition(':')[2])} {n}" for c, n in sorted(reached.items(), key=lambda kv: -kv[1]))
+    for row in cells.rows(ran):
+        seen.setdefault(row.op, set()).update(row.reached)
+        reached = ", ".join(
+            f"{_e(c.partition(':')[2])} {n}" for c, n in sorted(row.reached.items(), key=lambda kv: -kv[1])
+        )
         rows.append(
-            f'<tr data-coverage="{_e(prop["id"])}"{" class=st-failed" if never else ""}>'
-            f'<td class="pid">{_e(prop["id"])}</td><td class="num" data-figure="judged">{len(judged)}</td>'
-            f'<td class="num" data-figure="reached">{len(judged) - len(never)}</td>'
-            f'<td data-figure="never">{", ".join(_e(p.partition(":")[2]) for p in never) or "-"}</td>'
-            f'<td class="ev">{cells}</td></tr>'
+            f'<tr data-coverage="{_e(row.id)}"{" class=st-failed" if row.never else ""}>'
+            f'<td class="pid">{_e(row.id)}</td><td class="num" data-figure="judged">{len(row.judged)}</td>'
+            f'<td class="num" data-figure="reached">{len(row.judged) - len(row.never) - len(row.excluded)}</td>'
+            f'<td data-figure="never">{", ".join(_e(p.partition(":")[2]) for p in row.never) or "-"}</td>'
+            f'<td data-figure="left-out">{", ".join(_e(p.partition(":")[2]) for p in row.excluded) or "-"}</td>'
+            f'<td class="ev">{reached}</td></tr>'
         )
     if not rows:
         return '<p class="none">No property of an op with a partition (recover, effective, normalize) ran.</p>'
     ops = []
     for op, cells_seen in seen.items():
-        missing = [c for c in coverage.CELLS[op] if c not in cells_seen]
+        left_out = {c for c in coverage.CELLS[op] if any(coverage.matches(e, c) for e in cells.excluded)}
+        missing = [c for c in coverage.CELLS[op] if c not in cells_seen and c not in left_out]
+        possible = len(coverage.CELLS[op]) - len(left_out)
         impossible = [c.partition(":")[2] for c in coverage.IMPOSSIBLE if c.startswith(f"{op}:")]
+        why: dict[str, list[str]] = {}
+        for pattern, reason in cells.excluded.items():
+            if pattern.startswith(f"{op}:"):
+                why.setdefault(reason, []).append(pattern.partition(":")[2])
         ops.append(
             f'<li data-op="{_e(op)}"><b>{_e(op)}</b>: <span data-figure="cells-reached">'
-            f"{len(coverage.CELLS[op]) - len(missing)}</span> of {len(coverage.CELLS[op])} cells reached; never "
+            f"{possible - len(missing)}</span> of {possible} possible cells reached; never "
             f'reached: <span data-figure="cells-never">{", ".join(_e(c.partition(":")[2]) for c in missing) or "-"}'
             "</span>"
             + (f"; impossible: {_e(', '.join(impossible))}" if impossible else "")
+            + "".join(
+                f'; left out: <span data-figure="cells-left-out">{_e(", ".join(names))}</span> ({_e(reason)})'
+                for reason, names in why.items()
+            )
             + "</li>"
         )
     return (
         '<table class="coverage"><thead><tr><th>property</th><th>cells judged</th><th>reached</th>'
-        f'<th>never reached</th><th>cells reached (examples)</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-        f'<ul class="ops">{"".join(ops)}</ul>'
+        "<th>never reached</th><th>left out by the declared inputs</th><th>cells reached (examples)</th></tr>"
+        f'</thead><tbody>{"".join(rows)}</tbody></table><ul class="ops">{"".join(ops)}</ul>'
     )
 
 
@@ -497,7 +524,7 @@ def render_html(data: Mapping[str, Any]) -> str:
 <th>distinct events</th><th>failures</th><th>status</th><th>events seen</th></tr></thead>
 <tbody>{_property_rows(data.get("properties", []))}</tbody></table>
 <h2>Coverage of the contract's cells</h2>
-{_coverage_html(data.get("properties", []))}
+{_coverage_html(data.get("properties", []), data.get("policies", {}))}
 <h2>Features and events covered</h2>
 <table class="events"><thead><tr><th>event</th><th>examples</th></tr></thead>
 <tbody>{_event_rows(data.get("events", {}))}</tbody></table>
