@@ -449,7 +449,9 @@ def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         return
     aligned = align_recovery(got.history, got.messages)
     mask = _visible(got.history)
+    after = _visible(got.messages)
     expected = "only visible textual tool_result text is degraded (§4.5)"
+    warned = False
     for i, k in aligned.pairs:
         for edit in _text_edits(got.history[i], got.messages[k]):
             if isinstance(edit, str):
@@ -462,6 +464,15 @@ def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                     code="hidden-degraded",
                 )
                 return
+            if not after[k] and not warned:
+                # Allowed (visible in the input), but it frees nothing and loses text: hiding keeps a
+                # message whole so that a rewind can show it again (§4.3).
+                warned = True
+                yield Finding.warn(
+                    f"messages.{k}.content.{edit[0]}: the tool result of a message this call hides was degraded",
+                    "a message the call hides keeps its text (§4.3, §4.5)",
+                    code="degraded-then-hidden",
+                )
 
 
 @_prop(

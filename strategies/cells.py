@@ -33,7 +33,7 @@ from ctxmodel.strategies.blocks import image_blocks, tool_names
 from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
 from ctxmodel.strategies.ids import make_unique
 from ctxmodel.strategies.labels import visibility
-from ctxmodel.strategies.text import chance, dense_texts, giant_texts, memo, texts
+from ctxmodel.strategies.text import chance, cheap_tail_texts, dense_texts, giant_texts, memo, texts
 
 __all__ = ["cell_requests", "effective_histories", "label_cells", "normalize_histories", "novel"]
 
@@ -213,6 +213,15 @@ def _big_pair(draw: st.DrawFn, used: set[str]) -> list[Msg]:
 
 
 @st.composite
+def _old_pair(draw: st.DrawFn, used: set[str], below: int) -> list[Msg]:
+    """A visible tool turn whose string result is over the floor but shorter than ``below``."""
+    tid = make_unique("toolu_old", used)
+    text = draw(texts(min_size=201, max_size=max(201, min(5000, below - 1)), kinds=("prose", "code")))
+    return [{"role": "assistant", "content": [_use(draw, tid)]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]}]
+
+
+@st.composite
 def _layout(
     draw: st.DrawFn, visible: str, body: list[Msg], used: set[str], keep_mid: bool
 ) -> tuple[list[Msg], list[Msg]]:
@@ -224,7 +233,7 @@ def _layout(
         return [first], rest if keep_mid else []
     cut = draw(st.integers(1, len(body)))
     big = draw(_big_pair(used))
-    if visible == "condensed" or (visible == "legacy" and draw(chance(30))):
+    if visible == "condensed" or (visible == "legacy" and draw(chance(50))):
         role = "assistant" if visible == "legacy" else "user"
         hidden, mid = body[:cut], body[cut:] if keep_mid else []
         if visible == "condensed" and draw(chance(35)):
@@ -257,6 +266,43 @@ def _layout(
     return [first, *run, marker], mid
 
 
+def _reuse_hidden_id(head: list[Msg], last: list[Msg]) -> None:
+    """Give the hidden tool turn the id of the last turn's first call, in place: the model repeats
+    ids across turns (domain), so a result found by its id alone may be the hidden one (§2, §4.5)."""
+    uses = [b for b in last[0]["content"] if b.get("type") == "tool_use"]
+    if not uses:
+        return
+    new = uses[0]["id"]
+    for m in head:
+        content = m.get("content")
+        for b in content if isinstance(content, list) else []:
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_use" and str(b.get("id", "")).startswith("toolu_hidden"):
+                b["id"] = new
+            elif b.get("type") == "tool_result" and str(b.get("tool_use_id", "")).startswith("toolu_hidden"):
+                b["tool_use_id"] = new
+
+
+#: The parent a hidden message of each visible kind names (``_layout``'s last summary and marker).
+_PARENT_OF = {"condensed": ("condenseParent", "cond-c"), "truncated": ("truncationParent", "trunc-t")}
+
+
+@st.composite
+def _hidden_in_pair(draw: st.DrawFn, mid: list[Msg], tag: str, parent: str) -> list[Msg]:
+    """``mid``, sometimes with a hidden message stored between a visible ``tool_use`` message and
+    the user message holding its results: where the stored order (a merge by ``ts``, domain §1.3)
+    may put one. The stored neighbour of the call is then not the visible one (contract §2, §4.3)."""
+    pairs = [j for j in range(len(mid) - 1) if _holds_results_of(mid[j], mid[j + 1])]
+    if not pairs or not draw(chance(25)):
+        return mid
+    j = pairs[draw(st.integers(0, len(pairs) - 1))]
+    role = draw(st.sampled_from(("user", "assistant")))
+    note = {"role": role, "content": draw(texts(min_size=1, max_size=300, kinds=("prose",), nonblank=True)),
+            tag: parent}
+    return [*mid[: j + 1], note, *mid[j + 1 :]]
+
+
 def _holds_results_of(assistant: Msg, user: Msg) -> bool:
     if assistant.get("role") != "assistant" or user.get("role") != "user":
         return False
@@ -275,15 +321,22 @@ def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
     if degradable == "none":
         return draw(texts(min_size=1, max_size=200, kinds=prose))
     if degradable == "dense":
-        # Just above the floor; too short for a notice to fit when nothing may progress (§4.5).
-        # Up to 275 characters the notice does not fit; from 320 it does, if just.
-        if regime == "over-none" or draw(st.booleans()):
+        # Just above the floor, where the notice's own length decides (§4.5 shrinks notice included,
+        # in characters and in tokens). Up to 275 characters the notice does not fit; from 320 it
+        # does, if just. A cheap tail after a dense prefix is the other side of the token count: the
+        # characters a cut removes cost fewer tokens than the notice that replaces them.
+        way = 0 if regime == "over-none" else draw(st.integers(0, 2))
+        if way == 0:
             return draw(dense_texts(201, 275))
-        return draw(dense_texts(320, 400))
+        if way == 1:
+            return draw(dense_texts(320, 400))
+        return draw(dense_texts(200, 230)) + draw(texts(min_size=40, max_size=170, kinds=("onechar",)))
     if regime == "over-none":
         return draw(texts(min_size=201, max_size=260, kinds=prose))
     if regime in coverage.COLLAPSED:
         return draw(texts(min_size=201, max_size=1500, kinds=prose))  # nothing is to be degraded here
+    if draw(chance(25)):
+        return draw(cheap_tail_texts())
     return draw(giant_texts())
 
 
@@ -303,7 +356,16 @@ def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) ->
         main = [{"type": "text", "text": text}]
     bodies: list[Any] = [main]
     big_ok = degradable in ("string", "image") and regime != "over-none"
-    if draw(chance(40)):
+    if big_ok and regime in ("over-degrade-only", "over-stuck") and draw(chance(25)):
+        # More texts to cut than a converging target has calls (one and three more, §4.7): a
+        # recovery that makes one cut per call never gets there.
+        bodies += [draw(texts(min_size=400, max_size=1000, kinds=("prose", "code")))
+                   for _ in range(draw(st.integers(4, 7)))]
+    elif big_ok and len(text) > 400 and draw(chance(60)):
+        # A second text, smaller, cut after the main one: what a degradation needs more than one cut
+        # for, where the main cut must not have grown anything (§4.5).
+        bodies.append(draw(texts(min_size=300, max_size=min(1200, len(text) - 1), kinds=("prose", "code"))))
+    elif draw(chance(40)):
         bodies.append(draw(texts(min_size=400, max_size=1200, kinds=("prose", "code"))) if big_ok
                       else draw(texts(min_size=1, max_size=200, kinds=("prose",))))
     if big_ok and draw(chance(30)):
@@ -399,6 +461,9 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
     if regime == "over-degrade-only":
         high = min(top, _reach(messages, system_prompt, True, False) - 1)
         low = _reach(messages, system_prompt, True, True) + 3
+        if low <= high and draw(chance(30)):
+            # Just above what degrading everything to the floor reaches: every cut is needed.
+            high = low + (high - low) // 8
         allowed = max(1, draw(st.integers(low, high)) if low <= high else high)
         got = _fits(messages, system_prompt, allowed, max_tokens)
         if got.error is not None and allowed < high:
@@ -475,13 +540,23 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
         extra += draw(_filler())
     if visible == "dangling":
         draw(_dangling([*head, *mid, *extra, last[0]]))
-    messages = _restamped([*head, *mid, *extra, *last], drawn)
+    if visible != "plain" and draw(chance(35)):
+        _reuse_hidden_id(head, last)
+    if regime == "over-degrade-only" and degradable in ("string", "image") and bool(mid) and draw(chance(50)):
+        # An old tool turn with a big result, visible, where the cut hides first: degradation after
+        # this call's truncation must not cut what the call itself just hid (§4.5: visible in the result).
+        mid = [*draw(_old_pair(used, main)), *mid]
+    rest = [*mid, *extra, *last]
+    if visible in _PARENT_OF:
+        rest = draw(_hidden_in_pair(rest, *_PARENT_OF[visible]))
+    messages = _restamped([*head, *rest], drawn)
     window, max_tokens, checked = draw(_budget(regime, messages, system_prompt))
     request = {"messages": messages, "contextWindow": window, "maxTokens": max_tokens, "systemPrompt": system_prompt}
     cell = _cell_of(request, regime if checked else None)
     if regime in ("over-hide", "over-stuck") and not any(coverage.matches(f"recover:{regime}/*/*", c) for c in cell):
         # Not enough to hide or to progress: one more exchange worth hiding, and the budget again.
-        messages = _restamped([*head, *mid, *extra, *draw(_filler()), *last], drawn)
+        at = next(i for i, m in enumerate(rest) if m is last[0])
+        messages = _restamped([*head, *rest[:at], *draw(_filler()), *rest[at:]], drawn)
         window, max_tokens, checked = draw(_budget(regime, messages, system_prompt))
         request = {**request, "messages": messages, "contextWindow": window, "maxTokens": max_tokens}
         cell = _cell_of(request, regime if checked else None)

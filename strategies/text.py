@@ -21,6 +21,7 @@ __all__ = [
     "TEXT_KINDS",
     "WORDS",
     "chance",
+    "cheap_tail_texts",
     "dense_texts",
     "filler",
     "giant_texts",
@@ -220,9 +221,21 @@ def dense_texts(draw: st.DrawFn, min_size: int, max_size: int) -> str:
 
 @memo
 @st.composite
+def cheap_tail_texts(draw: st.DrawFn) -> str:
+    """A prefix about the floor's length, then only cheap characters (padding, a separator run).
+
+    Everything a cut to the floor removes costs fewer tokens than the notice that replaces it, so
+    the block grows in tokens unless the notice is weighed (contract §4.5: shrinks, notice included).
+    """
+    head = draw(texts(min_size=200, max_size=260, kinds=("prose", "code")))
+    return head + draw(texts(min_size=300, max_size=1500, kinds=("onechar",)))
+
+
+@memo
+@st.composite
 def giant_texts(draw: st.DrawFn) -> str:
     """A few thousand characters, plain, or prose with dense text (emoji, arbitrary code points) or
-    with a run of one character.
+    with a run of one character, or a floor-sized prefix and a run of one character.
 
     Prose then dense text is what lets a cut that does not reserve its notice still fit: the prefix
     costs fewer tokens than the whole's characters per token predict. Dense then prose is the reverse,
@@ -231,6 +244,8 @@ def giant_texts(draw: st.DrawFn) -> str:
     order = draw(st.integers(0, 99))
     if 88 <= order < 94:
         return draw(texts(min_size=1500, max_size=6000, kinds=("prose", "code", "nospace")))
+    if 72 <= order < 78:
+        return draw(cheap_tail_texts())
     prose = draw(texts(min_size=800, max_size=3000, kinds=("prose", "code")))
     if 78 <= order < 88:
         # The other extreme of density: a tail one token covers many characters of (padding, a

@@ -52,6 +52,7 @@ WITNESSES: list[tuple[str, str, str]] = [
     (f"{R}:TagsFirstVisible", "recover.tagging-rules", "fail"),
     (f"{R}:SplitsPairs", "recover.no-new-pairing-violations", "fail"),
     (f"{R}:ReplacesImages", "recover.degrade-only-text", "fail"),
+    (f"{R}:CutsWhatItHides", "recover.degrade-only-text", "warn"),
     (f"{R}:NoticeGrows", "recover.degraded-shrink", "fail"),
     (f"{R}:ZeroProgressSuccess", "recover.progress-or-error", "fail"),
     (f"{R}:SucceedsOverBudget", "recover.fits-or-converges", "fail"),

@@ -128,6 +128,30 @@ class ReplacesImages(Reference):
         return out
 
 
+class CutsWhatItHides(Reference):
+    """Degrades the tool results of the messages its own truncation hides (a visibility mask taken
+    before the cut, reused after it)."""
+
+    name = "broken-cuts-what-it-hides"
+
+    def recover(self, params: Params) -> Params:
+        out = ref.op_recover(params)
+        if out["error"] is not None or out.get("truncationId") is None:
+            return out
+        out["messages"] = [dict(m) for m in out["messages"]]
+        for msg in out["messages"]:
+            content = msg.get("content")
+            if msg.get("truncationParent") != out["truncationId"] or not isinstance(content, list):
+                continue
+            msg["content"] = [
+                {**b, "content": b["content"][: len(b["content"]) // 2]}
+                if b.get("type") == "tool_result" and isinstance(b.get("content"), str) and len(b["content"]) > 1
+                else b
+                for b in content
+            ]
+        return out
+
+
 class NoticeGrows(Reference):
     """Appends a truncation notice to short results it did not cut (CodeRabbit finding 1, domain §3.7)."""
 
