@@ -22,6 +22,7 @@ top-level import is visible.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import subprocess
@@ -93,6 +94,12 @@ def main() -> None:
     )
     args = parser.parse_args()
     py = sys.executable
+    # What an installed package has: bytecode. An editable install run with PYTHONDONTWRITEBYTECODE
+    # (this machine's default) compiles every ctxmodel module from source in every process.
+    root = Path(__file__).resolve().parent.parent
+    for package in ("ctxmodel", "strategies", "properties"):
+        compileall.compile_dir(str(root / package), quiet=1)
+    print("ctxmodel, strategies and properties byte-compiled first (as a wheel install is)")
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; best of {args.repeat}")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "api_conversation_history.json"

@@ -7,7 +7,12 @@ cell to luck; here the cell is the first choice and the input is built around it
   stored history drawn as usual (``histories()`` or ``well_formed_histories()``) laid out for the
   visible kind (hidden by a summary, by a marker, dangling tags, legacy markers), a last tool turn
   holding what can be degraded, and a budget placed for the regime by recounting and by asking the
-  reference how far hiding and degrading reach (``ctxmodel.coverage``);
+  reference how far hiding and degrading reach (``ctxmodel.coverage``). Within a cell the draw also
+  varies what the cell's name does not fix but the contract turns on: how cheap the characters a cut
+  removes are (§4.5), how many cuts the budget takes against a converging target's calls (§4.7),
+  hidden messages stored between a call and its results and ids a hidden and a visible result share
+  (§2: visibility is by message, never by id or by stored neighbour), old tool turns the cut itself
+  hides (§4.5: what is degraded was visible);
 - ``effective_histories()``: a few (tag, parent, position) cells, then a drawn history given the
   summaries, marker and tagged messages they name;
 - ``normalize_histories()``: a stored history without pairing defects, then per turn a cell (clean,

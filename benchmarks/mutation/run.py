@@ -36,13 +36,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-MODULES = ("normalize", "visibility", "recover")
+MODULES = ("normalize", "visibility", "recover", "tokens/counter")
 GENERATE_ONLY = "ctxmodel.__generate_only__"
 PREFIX = "tests/test_kill.py::test_property["
 #: The reference's own unit tests of the three modules (tests/), run by mutmut next to the properties:
 #: they pin the reference's documented choices (marker text, notice, report fields) that the contract
 #: leaves to each target and so no property may require (contract §4 "Reference").
-UNIT_TESTS = ("test_normalize.py", "test_recover.py", "test_visibility.py")
+UNIT_TESTS = ("test_normalize.py", "test_recover.py", "test_visibility.py", "test_tokens.py")
 SELF = "self:"
 
 
@@ -51,7 +51,7 @@ def _mutmut() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "mutmut"]
 
 
-def prepare(workdir: Path) -> None:
+def prepare(workdir: Path, unit_tests: bool = True) -> None:
     if workdir.exists():
         shutil.rmtree(workdir)
     (workdir / "tests").mkdir(parents=True)
@@ -61,7 +61,7 @@ def prepare(workdir: Path) -> None:
     shutil.copy2(HERE / "setup.cfg", workdir / "setup.cfg")
     shutil.copy2(HERE / "test_kill.py", workdir / "tests" / "test_kill.py")
     shutil.copy2(HERE / "conftest.py", workdir / "tests" / "conftest.py")
-    for name in UNIT_TESTS:
+    for name in UNIT_TESTS if unit_tests else ():
         shutil.copy2(ROOT / "tests" / name, workdir / "tests" / name)
 
 
@@ -96,6 +96,27 @@ def covering(workdir: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]
         props[function] = sorted(t[len(PREFIX) : -1] for t in tests if t.startswith(PREFIX))
         units[function] = sorted(t for t in tests if not t.startswith(PREFIX))
     return props, units
+
+
+def module_of(mutant: str) -> str:
+    """``ctxmodel.tokens.counter.x_f__mutmut_3`` -> ``tokens/counter``."""
+    dotted = mutant.rsplit(".", 1)[0].removeprefix("ctxmodel.")
+    return dotted.replace(".", "/")
+
+
+def stratified(names: list[str], size: int, seed: int) -> list[str]:
+    """``size`` mutants, an equal share from each module (a module with fewer gives all it has and
+    the rest goes to the others), so a large module does not decide the score alone."""
+    rng = random.Random(seed)
+    pools = {m: [n for n in names if module_of(n) == m] for m in MODULES}
+    chosen: list[str] = []
+    left = size
+    for i, m in enumerate(sorted(pools, key=lambda m: len(pools[m]))):
+        share = left // (len(pools) - i)
+        take = rng.sample(pools[m], min(share, len(pools[m])))
+        chosen += take
+        left -= len(take)
+    return sorted(chosen)
 
 
 def function_of(mutant: str) -> str:
@@ -142,7 +163,10 @@ def kill_matrix(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "ctxmodel-mutation"))
-    parser.add_argument("--sample", type=int, default=100, help="mutants drawn (seeded) from all of them")
+    parser.add_argument("--sample", type=int, default=100,
+                        help="mutants drawn (seeded), an equal share from each module")
+    parser.add_argument("--properties-only", action="store_true",
+                        help="the properties alone decide a kill (the reference's unit tests are left out)")
     parser.add_argument("--all", action="store_true", help="every mutant")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--examples", type=int, default=25, help="examples per property and mutant")
@@ -154,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     workdir = Path(args.workdir).resolve()
-    prepare(workdir)
+    prepare(workdir, unit_tests=not args.properties_only)
     log = workdir / "mutmut.log"
     env = dict(os.environ)
     env.update(
@@ -170,8 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mutation: mutmut generated no mutants or no stats; see {log}", file=sys.stderr)
         return 2
     names = sorted(everything)
-    chosen = names if args.all else sorted(random.Random(args.seed).sample(names, min(args.sample, len(names))))
-    print(f"mutation: {len(names)} mutants in {', '.join(MODULES)}; running {len(chosen)}", flush=True)
+    chosen = names if args.all else stratified(names, min(args.sample, len(names)), args.seed)
+    per_module = Counter(module_of(n) for n in chosen)
+    print(f"mutation: {len(names)} mutants in {', '.join(MODULES)}; running {len(chosen)} "
+          f"({', '.join(f'{m} {per_module[m]}' for m in MODULES)})", flush=True)
     # 2. mutmut's verdicts on the sample.
     code = mutmut(workdir, ["run", "--max-children", str(args.jobs), *chosen], env, log)
     verdicts = {name: status(read_meta(workdir).get(name)) for name in chosen}

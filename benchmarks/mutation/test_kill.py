@@ -25,8 +25,8 @@ from ctxmodel.profiles import get_profile
 from ctxmodel.properties.registry import all_properties
 from ctxmodel.targets.reference import ReferenceTarget
 
-#: The ops whose code lives in the three mutated modules (normalize, visibility, recover).
-OPS = ("normalize", "effective", "request", "recover")
+#: The ops whose code lives in the mutated modules (normalize, visibility, recover, the counter).
+OPS = ("normalize", "effective", "request", "recover", "count")
 EXAMPLES = int(os.environ.get("CTXMODEL_MUTATION_EXAMPLES", "30"))
 
 
@@ -55,6 +55,13 @@ def cases() -> list[str]:
     return ids + [f"{i}{ALT_SUFFIX}" for i in ids if i.split(".")[0] in ("normalize", "request")]
 
 
+def _clear_counter_caches() -> None:
+    from ctxmodel.tokens import counter
+
+    for instance in list(counter._INSTANCES.values()):
+        instance.clear_cache()
+
+
 class MutantTarget:
     """The reference as a target, the mutant switched on only inside its calls.
 
@@ -70,11 +77,18 @@ class MutantTarget:
         self.mutant = mutant
 
     def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        # The counter caches per text and block, shared by the target and the harness in this one
+        # process: a counter mutant's counts must neither reach the judge nor be hidden by its cache.
+        counter_mutant = self.mutant.startswith("ctxmodel.tokens.counter.")
+        if counter_mutant:
+            _clear_counter_caches()
         os.environ["MUTANT_UNDER_TEST"] = self.mutant
         try:
             return self.inner.call(op, params)
         finally:
             os.environ["MUTANT_UNDER_TEST"] = ""  # "" is "no mutant", and wins over mutmut's fallback
+            if counter_mutant:
+                _clear_counter_caches()
 
     def close(self) -> None:
         self.inner.close()
