@@ -6,6 +6,8 @@ needed" for a variant the gate misses. Judged with the checkout's reference coun
 run in-process (no Hypothesis, seconds):
 
     cd /tmp/ctxbase && PYTHONPATH=/tmp/ctxbase python /work/main/benchmarks/outside/witness.py
+
+Arguments, when given, keep only the variants whose name contains one of them (``witness.py b2_``).
 """
 
 from __future__ import annotations
@@ -387,9 +389,192 @@ def w_global(mod: Any) -> list[str]:
     return run_normalize(mod, h)[1]
 
 
+# ------------------------------------------------------------------ second batch (bug_b2_*)
+
+
+MARKER2 = "[Sliding window truncation: 2 messages hidden to reduce context]"
+
+
+def new_part(mod: Any, params: Json) -> tuple[Json, list[tuple[Json, Json]]]:
+    """The recovery's output, and (input message, output message) pairs with this call's marker left out."""
+    out = mod.recover(copy.deepcopy(params))
+    source = iter(params["messages"])
+    pairs = [
+        (next(source), m)
+        for m in out["messages"]
+        if not (m.get("isTruncationMarker") and m.get("truncationId") == out["truncationId"] is not None)
+    ]
+    return out, pairs
+
+
+@witness("bug_b2_vis_elif_parents")
+def w_b2_elif(mod: Any) -> list[str]:
+    return judge_effective(
+        mod,
+        [
+            user("task"),
+            assistant("condensed, then rewound; truncated later", condenseParent="rewound", truncationParent="m1"),
+            user("[Sliding window truncation: 1 messages hidden to reduce context]", isTruncationMarker=True,
+                 truncationId="m1"),
+            user("last"),
+        ],
+    )  # fmt: skip
+
+
+@witness("bug_b2_norm_dedupe_per_message")
+def w_b2_dedupe(mod: Any) -> list[str]:
+    h = [
+        user("task"),
+        assistant([use("call_0")]),
+        user([result("call_0", "one")]),
+        assistant([text("again"), use("call_0")]),  # a provider that numbers its calls per turn
+        user([result("call_0", "two")]),
+    ]
+    out, found = run_normalize(mod, h)
+    ids = [b["id"] for m in out if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_use"]
+    return found + ([f"tool_use ids repeated in the request: {ids} (§3 rule 5)"] if len(ids) != len(set(ids)) else [])
+
+
+@witness("bug_b2_norm_meta_dropped")
+def w_b2_meta(mod: Any) -> list[str]:
+    h = [user("task", ts=1), assistant([use("t1")], ts=2), user("what happened?", ts=3, source="cli")]
+    out, found = run_normalize(mod, h)
+    meta = {k: v for k, v in out[2].items() if k not in ("role", "content")}
+    return found + ([] if meta == {"ts": 3, "source": "cli"} else [f"metadata now {meta} (§3 rule 6)"])
+
+
+@witness("bug_b2_norm_drops_empty_input")
+def w_b2_empty(mod: Any) -> list[str]:
+    h = [user("task"), assistant("ok"), user([]), assistant("done")]
+    out, _ = run_normalize(mod, h)  # the oracle reports the empty message: that is rule 8's point
+    return [] if out == h else [f"{len(h) - len(out)} already-empty message removed (§3 rule 8)"]
+
+
+@witness("bug_b2_norm_no_insert_between_assistants")
+def w_b2_no_insert(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1")]), assistant("the tool did not answer, going on"), user("ok")]
+    return run_normalize(mod, h)[1]
+
+
+@witness("bug_b2_norm_stored_whole")
+def w_b2_stored(mod: Any) -> list[str]:
+    h = [
+        user("task", condenseParent="c1"),
+        assistant([use("call_0")], condenseParent="c1"),
+        user([result("call_0", "old")], condenseParent="c1"),
+        user("## Conversation Summary\nwe read the old file", isSummary=True, condenseId="c1"),
+        assistant([use("call_0")]),
+        user([result("call_0", "new")]),
+    ]
+    out = mod.normalize({"messages": copy.deepcopy(h)})["messages"]
+    sent = codec.dump(effective(codec.load(out)))
+    found = [f"oracle: {v.message[:80]}" for v in validate(codec.load(sent))]
+    want = codec.dump(effective(codec.load(h)))  # already valid: nothing to repair
+    lost = [] if sent == want else [f"sends {len(sent)} messages, not the {len(want)} visible (§3 rules 2, 5)"]
+    return found + lost
+
+
+def odd_raw(base: str) -> str:
+    """``base`` padded until its raw token count is odd."""
+    s = base
+    while C.raw_text(s) % 2 == 0:
+        s += " ok"
+    return s
+
+
+@witness("bug_b2_recount_one_call")
+def w_b2_one_call(mod: Any) -> list[str]:
+    system = odd_raw("You are a careful coding agent. " + prose(200))
+    h = [user(odd_raw("fix the failing test " + prose(300)))]
+    assert C.raw_block(codec.load(h)[0].blocks[0]) % 2 == 1
+    return judge_recover(mod, recover_params(h, recount(h, system) - 1, system))
+
+
+@witness("bug_b2_cut_keeps_index0")
+def w_b2_index0(mod: Any) -> list[str]:
+    h = [
+        user("task", condenseParent="c1"),
+        assistant("read the files", condenseParent="c1"),
+        user("## Conversation Summary\nwe read the files", isSummary=True, condenseId="c1"),
+        assistant("plan " + prose(400)),
+        user("more context " + prose(400)),
+        assistant("done"),
+        user("next"),
+    ]
+    out, pairs = new_part(mod, recover_params(h, recount([h[2], user(MARKER2), *h[5:]]) + 3))
+    if out["error"] is not None:
+        return []
+    return ["the first visible message (the summary) tagged (§4 rule 3)"] if "truncationParent" in pairs[2][1] else []
+
+
+@witness("bug_b2_tag_index_range")
+def w_b2_tag_range(mod: Any) -> list[str]:
+    h = [
+        user("task"),
+        assistant("first try " + prose(300), truncationParent="m1"),
+        user("earlier " + prose(300), truncationParent="m1"),
+        user("[Sliding window truncation: 2 messages hidden to reduce context]", isTruncationMarker=True,
+             truncationId="m1"),
+        assistant("plan " + prose(400)),
+        user("more context " + prose(400)),
+        assistant("done"),
+        user("next"),
+    ]  # fmt: skip
+    shown = visible_mask(codec.load(h))
+    out, pairs = new_part(mod, recover_params(h, recount([h[0], h[3], user(MARKER2), *h[6:]]) + 3))
+    if out["error"] is not None:
+        return []
+    found = []
+    for i, (before, after) in enumerate(pairs):
+        if after.get("truncationParent") == before.get("truncationParent"):
+            continue
+        if before.get("isTruncationMarker"):
+            found.append("an earlier marker tagged (§4 rule 3)")
+        elif not shown[i]:
+            found.append("a hidden message re-tagged (§4 rule 3)")
+    return found
+
+
+@witness("bug_b2_shrink_flattens_list")
+def w_b2_flatten(mod: Any) -> list[str]:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    h = [user("task"), assistant([use("t1")]), user([result("t1", [text(prose(3000)), image])])]
+    out, pairs = new_part(mod, recover_params(h, recount(h) - 200))
+    if out["error"] is not None:
+        return []
+    got = pairs[2][1]["content"][0]["content"]
+    if not isinstance(got, list):
+        return [f"list content became {type(got).__name__} (§4 rule 5)"]
+    kept = [x for x in got if x.get("type") != "text"]
+    return [] if kept == [image] else ["non-text items of the result changed (§4 rule 5)"]
+
+
+@witness("bug_b2_error_returns_work")
+def w_b2_error_work(mod: Any) -> list[str]:
+    h, allowed = big_first_message()
+    params = recover_params(h, allowed)
+    out = mod.recover(copy.deepcopy(params))
+    if out["error"] is None:
+        return ["expected a controlled error here"]
+    return [] if out["messages"] == h else ["a controlled error returned edited messages (§4 rule 8)"]
+
+
+@witness("bug_b2_count_cache_by_ts")
+def w_b2_count_cache(mod: Any) -> list[str]:
+    found = []
+    for h in ([user("hello")], [user(prose(500))]):
+        want = C.count_messages(codec.load(h))
+        got = mod.count({"messages": copy.deepcopy(h)})["tokens"]
+        if got != want:
+            found.append(f"count {got}, harness {want} (§5)")
+    return found
+
+
 def main() -> int:
     control = importlib.import_module("legit_control")
     names = sorted(p.stem for p in (HERE / "variants").glob("bug_*.py"))
+    if len(sys.argv) > 1:  # optional filter: witness.py SUBSTRING ...
+        names = [n for n in names if any(arg in n for arg in sys.argv[1:])]
     bad = 0
     print("| variant | witness: what the variant breaks | control on it |")
     print("|---|---|---|")

@@ -1,0 +1,20 @@
+"""Legitimate: the truncation hides the fewest oldest messages that leave a 10% margin under the budget
+(so the next turn does not trigger recovery again), hence sometimes more than the fewest that fit.
+
+Mistake: none. Contract §4 reference choices: how much a target hides is its own choice; the cut still
+never splits a tool pair, never tags the first or last visible message, and success is judged by the recount.
+Code path: the cut choice (``choose_cut``).
+"""
+
+from _kit import Agent
+
+
+class V(Agent):
+    name = "legit-b2-cut-margin"
+
+    def choose_cut(self, history, visible, raws, raw_total, raw_budget):
+        margin = raw_budget * 9 // 10 if raw_budget > 0 else raw_budget
+        return super().choose_cut(history, visible, raws, raw_total, margin)
+
+
+describe, normalize, effective, request, recover, count = V().ops()
