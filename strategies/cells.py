@@ -263,6 +263,11 @@ def _layout(
     if visible == "legacy":
         return [first, _marker("trunc-t", len(run), "assistant"), *run], mid
     marker = _marker("trunc-t", len(run))
+    if draw(chance(20)):
+        # A marker stored before the last summary, hiding messages after it (a merge by ts reorders
+        # such pairs, domain §1.3): the marker exists, so they are hidden (contract §2), though a
+        # slice from the summary does not hold it.
+        return [{**first, "condenseParent": "cond-c"}, marker, _summary("cond-c"), *run], mid
     pairs = [j for j in range(len(mid) - 1) if _holds_results_of(mid[j], mid[j + 1])]
     if len(pairs) > 0 and draw(chance(25)):
         # An old marker between a tool_use and its results (a new cut must not split the pair, §4.3/§4.4).
@@ -547,7 +552,7 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
         draw(_dangling([*head, *mid, *extra, last[0]]))
     if visible != "plain" and draw(chance(35)):
         _reuse_hidden_id(head, last)
-    if regime == "over-degrade-only" and degradable in ("string", "image") and bool(mid) and draw(chance(50)):
+    if regime == "over-degrade-only" and degradable in ("string", "image") and bool(mid) and draw(chance(25)):
         # An old tool turn with a big result, visible, where the cut hides first: degradation after
         # this call's truncation must not cut what the call itself just hid (§4.5: visible in the result).
         mid = [*draw(_old_pair(used, main)), *mid]
@@ -778,9 +783,12 @@ def _inject(draw: st.DrawFn, kinds: frozenset[str], a: Msg | None, u: Msg | None
             oid = pool[draw(st.integers(0, len(pool) - 1))]
         else:
             oid = make_unique("toolu_gone", used)
-        content = _as_list(u)
-        content.insert(draw(st.integers(0, len(content))),
-                       {"type": "tool_result", "tool_use_id": oid, "content": draw(texts(max_size=40))})
+        orphan = {"type": "tool_result", "tool_use_id": oid, "content": draw(texts(max_size=40))}
+        if not taken and draw(chance(35)):
+            u["content"] = [orphan]  # nothing but orphans: the message normalization empties (§3.6)
+        else:
+            content = _as_list(u)
+            content.insert(draw(st.integers(0, len(content))), orphan)
     if "other" in kinds:  # §3.8: a defect normalization passes through
         draw(_other(a, u, used))
 
