@@ -755,7 +755,7 @@ def _inject(draw: st.DrawFn, kinds: frozenset[str], a: Msg | None, u: Msg | None
         calls = _calls(a)
         gone = calls[draw(st.integers(0, len(calls) - 1))]
         u["content"] = [b for b in _as_list(u) if not (isinstance(b, dict) and b.get("tool_use_id") == gone)]
-        if not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in u["content"]) and draw(chance(40)):
+        if not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in u["content"]) and draw(chance(60)):
             # No result at all: the user's reply, or a denied call's feedback, stored as a string (§3.6).
             u["content"] = draw(texts(min_size=1, max_size=60, nonblank=True))
         elif not u["content"]:
