@@ -3,11 +3,12 @@
     python benchmarks/mutation/run.py                 # a seeded sample of 100 mutants (about 20 min on 2 cores)
     python benchmarks/mutation/run.py --all           # every mutant of the three modules (hours)
     python benchmarks/mutation/run.py --sample 12 --no-matrix   # a smoke run
+    python benchmarks/mutation/run.py --sample 200 --properties-only --no-matrix   # the properties alone (20 min)
 
 Steps, in a scratch directory (``--workdir``) so the project's pyproject.toml and tests/ stay out of it:
 
 1. copy ``ctxmodel/``, ``properties/``, ``strategies/``, ``setup.cfg`` (mutmut's configuration:
-   mutate ``normalize.py``, ``visibility.py``, ``recover.py``) and ``test_kill.py`` (one test per
+   mutate ``normalize.py``, ``visibility.py``, ``recover.py``, ``tokens/counter.py``) and ``test_kill.py`` (one test per
    property, the in-process reference target, the ``mutation`` Hypothesis profile);
 2. ``mutmut run`` once to generate the mutants and the per-test coverage stats, then ``mutmut run
    NAMES`` on the sample: mutmut's own clean run, forced-fail sanity run and per-mutant verdicts;
