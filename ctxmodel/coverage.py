@@ -65,6 +65,7 @@ __all__ = [
     "REGIMES",
     "VISIBLE",
     "Coverage",
+    "OpSummary",
     "Plan",
     "cells_of",
     "classify",
@@ -75,6 +76,7 @@ __all__ = [
     "matches",
     "normalize_cells",
     "normalize_defects",
+    "op_summaries",
     "plan",
     "recover_cell",
     "recover_parts",
@@ -706,32 +708,55 @@ def format_table(
         lines.append(f"{r.id:<{width}}  {r.examples:>8}  {len(r.judged):>6}  {hit:>7}  {never}")
         cells = sorted(r.reached.items(), key=lambda kv: (-kv[1], kv[0]))
         lines.extend(_wrapped([f"{_short(c)} {n}" for c, n in cells], "    "))
+    for o in op_summaries(rows, excluded or {}):
+        lines.append(f"{o.op}: {o.reached} of {o.possible} possible cells reached by some property"
+                     + (f"; never reached: {', '.join(o.missing)}" if o.missing else ""))
+        for reason, names in o.left_out.items():
+            lines.append(f"{o.op}: left out: {', '.join(names)} ({reason})")
+        for reason, names in o.impossible.items():
+            lines.append(f"{o.op}: impossible: {', '.join(names)} ({reason})")
+    if unpartitioned:
+        lines.append("no partition (not counted): " + ", ".join(p.id for p in unpartitioned))
+    return "\n".join(lines)
+
+
+@attrs.frozen
+class OpSummary:
+    """One op's cells over all its properties' rows (short names, ``op:`` dropped)."""
+
+    op: str
+    possible: int
+    reached: int
+    missing: tuple[str, ...]
+    #: reason -> patterns the declared input space leaves out
+    left_out: Mapping[str, tuple[str, ...]]
+    #: reason -> cells no input can be in
+    impossible: Mapping[str, tuple[str, ...]]
+
+
+def _by_reason(reasons: Mapping[str, str], op: str) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for pattern, reason in reasons.items():
+        if pattern.startswith(f"{op}:"):
+            out.setdefault(reason, []).append(_short(pattern))
+    return {reason: tuple(names) for reason, names in out.items()}
+
+
+def op_summaries(rows: Sequence[Row], excluded: Mapping[str, str]) -> list[OpSummary]:
+    """Per op with a row, the cells some property reached, those none did, and those out of reach:
+    the one reading of a run's coverage (``check --coverage`` and the fuzz report print it)."""
+    out: list[OpSummary] = []
     for op in CELLS:
         mine = [r for r in rows if r.op == op]
         if not mine:
             continue
         seen = {c for r in mine for c in r.reached}
-        left_out = {c for c in CELLS[op] if any(matches(e, c) for e in excluded or {})}
-        missing = [c for c in CELLS[op] if c not in seen and c not in left_out]
+        left_out = {c for c in CELLS[op] if any(matches(e, c) for e in excluded)}
+        missing = tuple(_short(c) for c in CELLS[op] if c not in seen and c not in left_out)
         possible = len(CELLS[op]) - len(left_out)
-        lines.append(f"{op}: {possible - len(missing)} of {possible} possible cells reached by some "
-                     f"property" + (f"; never reached: {', '.join(_short(c) for c in missing)}" if missing else ""))
-        why: dict[str, list[str]] = {}
-        for pattern, reason in (excluded or {}).items():
-            if pattern.startswith(f"{op}:"):
-                why.setdefault(reason, []).append(_short(pattern))
-        for reason, names in why.items():
-            lines.append(f"{op}: left out: {', '.join(names)} ({reason})")
-        impossible = [c for c in IMPOSSIBLE if c.startswith(f"{op}:")]
-        if impossible:
-            reasons: dict[str, list[str]] = {}
-            for c in impossible:
-                reasons.setdefault(IMPOSSIBLE[c], []).append(_short(c))
-            for reason, names in reasons.items():
-                lines.append(f"{op}: impossible: {', '.join(names)} ({reason})")
-    if unpartitioned:
-        lines.append("no partition (not counted): " + ", ".join(p.id for p in unpartitioned))
-    return "\n".join(lines)
+        out.append(OpSummary(op, possible, possible - len(missing), missing, _by_reason(excluded, op),
+                             _by_reason(IMPOSSIBLE, op)))
+    return out
 
 
 def _wrapped(items: Sequence[str], indent: str, width: int = 110) -> list[str]:

@@ -316,9 +316,8 @@ def _coverage_html(properties: Sequence[Mapping[str, Any]], policies: Mapping[st
             {n[len(CELL_EVENT):]: c for n, c in prop["events"].items() if n.startswith(CELL_EVENT)}
         )
     rows = []
-    seen: dict[str, set[str]] = {}
-    for row in cells.rows(ran):
-        seen.setdefault(row.op, set()).update(row.reached)
+    covered = cells.rows(ran)
+    for row in covered:
         reached = ", ".join(
             f"{_e(c.partition(':')[2])} {n}" for c, n in sorted(row.reached.items(), key=lambda kv: -kv[1])
         )
@@ -333,24 +332,16 @@ def _coverage_html(properties: Sequence[Mapping[str, Any]], policies: Mapping[st
     if not rows:
         return '<p class="none">No property of an op with a partition (recover, effective, normalize) ran.</p>'
     ops = []
-    for op, cells_seen in seen.items():
-        left_out = {c for c in coverage.CELLS[op] if any(coverage.matches(e, c) for e in cells.excluded)}
-        missing = [c for c in coverage.CELLS[op] if c not in cells_seen and c not in left_out]
-        possible = len(coverage.CELLS[op]) - len(left_out)
-        impossible = [c.partition(":")[2] for c in coverage.IMPOSSIBLE if c.startswith(f"{op}:")]
-        why: dict[str, list[str]] = {}
-        for pattern, reason in cells.excluded.items():
-            if pattern.startswith(f"{op}:"):
-                why.setdefault(reason, []).append(pattern.partition(":")[2])
+    for o in coverage.op_summaries(covered, cells.excluded):
+        impossible = ", ".join(name for names in o.impossible.values() for name in names)
         ops.append(
-            f'<li data-op="{_e(op)}"><b>{_e(op)}</b>: <span data-figure="cells-reached">'
-            f"{possible - len(missing)}</span> of {possible} possible cells reached; never "
-            f'reached: <span data-figure="cells-never">{", ".join(_e(c.partition(":")[2]) for c in missing) or "-"}'
-            "</span>"
-            + (f"; impossible: {_e(', '.join(impossible))}" if impossible else "")
+            f'<li data-op="{_e(o.op)}"><b>{_e(o.op)}</b>: <span data-figure="cells-reached">'
+            f"{o.reached}</span> of {o.possible} possible cells reached; never "
+            f'reached: <span data-figure="cells-never">{_e(", ".join(o.missing)) or "-"}</span>'
+            + (f"; impossible: {_e(impossible)}" if impossible else "")
             + "".join(
                 f'; left out: <span data-figure="cells-left-out">{_e(", ".join(names))}</span> ({_e(reason)})'
-                for reason, names in why.items()
+                for reason, names in o.left_out.items()
             )
             + "</li>"
         )
