@@ -570,6 +570,183 @@ def w_b2_count_cache(mod: Any) -> list[str]:
     return found
 
 
+# ------------------------------------------------------------------ third batch (bug_b3_*)
+
+
+def results_of(message: Json) -> list[Json]:
+    content = message["content"]
+    return [b for b in content if b.get("type") == "tool_result"] if isinstance(content, list) else []
+
+
+def unchanged_within_budget(mod: Any, messages: list[Json], allowed: int) -> list[str]:
+    """Contract §4 rule 2: a history whose recount is within ``allowed`` comes back unchanged, no error."""
+    assert recount(messages) <= allowed
+    out = mod.recover(recover_params(copy.deepcopy(messages), allowed))
+    if out["error"] is not None:
+        return [f"within budget ({recount(messages)} <= {allowed}) yet refused (§4 rule 2)"]
+    changed = out["messages"] != messages
+    return [f"within budget ({recount(messages)} <= {allowed}) yet changed (§4 rule 2)"] if changed else []
+
+
+@witness("bug_b3_norm_results_after_text")
+def w_b3_after_text(mod: Any) -> list[str]:
+    h = [
+        user("task"),
+        assistant([use("t1")]),
+        user([text("I had already opened it, here it is:"), result("t1", "def main():\n    return 0\n")]),
+    ]
+    out, found = run_normalize(mod, h)
+    got = [b.get("content") for b in results_of(out[2]) if b["tool_use_id"] == "t1"]
+    return found + ([] if got == ["def main():\n    return 0\n"] else [f"valid result of t1 now {got} (§3 rule 2)"])
+
+
+@witness("bug_b3_norm_dup_id_kills_first")
+def w_b3_dup_first(mod: Any) -> list[str]:
+    h = [
+        user("task"),
+        assistant([use("call_0")]),
+        user([result("call_0", "one")]),
+        assistant([text("again"), use("call_0")]),  # a provider that numbers its calls per turn
+        user([result("call_0", "two")]),
+        assistant("done"),
+    ]
+    out, found = run_normalize(mod, h)
+    got = [b.get("content") for b in results_of(out[2])]
+    return found + ([] if got == ["one"] else [f"the first call_0's valid result is now {got} (§3 rules 2, 5)"])
+
+
+@witness("bug_b3_norm_synthetic_appended")
+def w_b3_appended(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t2", "two")]), assistant("ok")]
+    out, found = run_normalize(mod, h)
+    if mod.describe({})["policies"].get("resultOrder") != "tool_use":
+        return found
+    ids = [b["tool_use_id"] for b in results_of(out[2])]
+    return found + ([] if ids == ["t1", "t2"] else [f"results {ids} under resultOrder=tool_use (§3 policies)"])
+
+
+@witness("bug_b3_norm_dedupe_drops_thinking")
+def w_b3_thinking(mod: Any) -> list[str]:
+    first = {"type": "thinking", "thinking": "Read the file first.", "signature": "c2lnMQ=="}
+    second = {"type": "thinking", "thinking": "Now the test file.", "signature": "c2lnMg=="}
+    h = [
+        user("task"),
+        assistant([first, use("call_0")]),
+        user([result("call_0", "one")]),
+        assistant([second, text("and the tests"), use("call_0"), use("call_1")]),
+        user([result("call_0", "two"), result("call_1", "three")]),
+    ]
+    out, found = run_normalize(mod, h)
+    heads = [m["content"][0] for m in out if m["role"] == "assistant"]
+    return found + ([] if heads == [first, second] else ["a thinking block lost (§3 rule 6)"])
+
+
+@witness("bug_b3_vis_summary_tagged")
+def w_b3_summary_tagged(mod: Any) -> list[str]:
+    return judge_effective(
+        mod,
+        [
+            user("task", condenseParent="c1"),
+            user("## Conversation Summary\nwe fixed the parser", isSummary=True, condenseId="c1",
+                 truncationParent="m1"),
+            user("[Sliding window truncation: 1 messages hidden to reduce context]", isTruncationMarker=True,
+                 truncationId="m1"),
+            user("last"),
+        ],
+    )  # fmt: skip
+
+
+@witness("bug_b3_vis_one_id_set")
+def w_b3_one_set(mod: Any) -> list[str]:
+    return judge_effective(
+        mod,
+        [
+            user("task"),
+            assistant("condensed, then the summary was rewound", condenseParent="e1"),
+            user("[Sliding window truncation: 1 messages hidden to reduce context]", isTruncationMarker=True,
+                 truncationId="e1"),
+            user("last"),
+        ],
+    )  # fmt: skip
+
+
+@witness("bug_b3_reserve_or_default")
+def w_b3_reserve(mod: Any) -> list[str]:
+    h = [user("task"), assistant([use("t1")]), user([result("t1", prose(40000))]), assistant("done"), user("next")]
+    allowed = recount(h) - 100  # over the budget by 100 tokens
+    params = recover_params(h, allowed)
+    params["contextWindow"] = window(allowed + 8192 - 1)  # floor(0.9 W) - 8192 == allowed
+    params["maxTokens"] = -1
+    assert allowed_tokens(params["contextWindow"], -1) == allowed
+    return judge_recover(mod, params)
+
+
+@witness("bug_b3_within_budget_strict")
+def w_b3_exact(mod: Any) -> list[str]:
+    h = [user("task"), assistant("plan " + prose(400)), user("context " + prose(400)), assistant("done"), user("next")]
+    return unchanged_within_budget(mod, h, recount(h))
+
+
+@witness("bug_b3_recount_condensed")
+def w_b3_condensed(mod: Any) -> list[str]:
+    h = [
+        user("task", condenseParent="c1"),
+        assistant("first try " + prose(3000), condenseParent="c1"),
+        user("long log " + prose(3000), condenseParent="c1"),
+        user("## Conversation Summary\nwe tried once", isSummary=True, condenseId="c1"),
+        assistant("plan " + prose(300)),
+        user("more " + prose(300)),
+        assistant("done"),
+        user("next"),
+    ]
+    return unchanged_within_budget(mod, h, recount(h) + 5)
+
+
+@witness("bug_b3_shrink_rebuilds_result")
+def w_b3_is_error(mod: Any) -> list[str]:
+    log = "Traceback (most recent call last):\n" + prose(3000)
+    h = [user("run the tests"), assistant([use("t1")]), user([result("t1", log, is_error=True)])]
+    params = recover_params(h, recount(h) - 200)
+    found = judge_recover(mod, params)
+    out, pairs = new_part(mod, params)
+    if out["error"] is not None:
+        return found
+    block = pairs[2][1]["content"][0]
+    return found + ([] if block.get("is_error") is True else ["is_error dropped from a degraded result (§4 rule 5)"])
+
+
+@witness("bug_b3_trunc_id_sequence")
+def w_b3_trunc_id(mod: Any) -> list[str]:
+    # trunc-1 once hid messages 1-4; a rewind deleted its marker (stored right after them), tags remain
+    h = [
+        user("task"),
+        assistant("plan " + prose(400), truncationParent="trunc-1"),
+        user("context " + prose(400), truncationParent="trunc-1"),
+        assistant("done", truncationParent="trunc-1"),
+        user("next", truncationParent="trunc-1"),
+    ]
+    params = recover_params(h, recount([h[0], user(MARKER2), *h[3:]]) + 3)
+    found = judge_recover(mod, params)
+    out = mod.recover(copy.deepcopy(params))
+    if out["error"] is not None:
+        return found
+    shown = codec.dump(effective(codec.load(out["messages"])))
+    return found + ([] if h[-1] in shown else ["the last visible message hidden (§4 rule 3)"])
+
+
+@witness("bug_b3_count_py_json_input")
+def w_b3_count_json(mod: Any) -> list[str]:
+    call = {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "src/app.py", "offset": 0.0,
+            "limit": 100.0}}  # fmt: skip
+    found = []
+    for h in ([user("read it"), assistant([use("t1")])], [user("read it"), assistant([call])]):
+        want = C.count_messages(codec.load(h))
+        got = mod.count({"messages": copy.deepcopy(h)})["tokens"]
+        if got != want:
+            found.append(f"count {got}, harness {want} (§5)")
+    return found
+
+
 def main() -> int:
     control = importlib.import_module("legit_control")
     names = sorted(p.stem for p in (HERE / "variants").glob("bug_*.py"))
