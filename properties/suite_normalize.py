@@ -511,20 +511,32 @@ def keeps_other_content(probe: Probe, ex: Exchange) -> Iterator[Finding]:
 
 @_prop(
     "normalize.no-empty-messages",
-    "contract §3.6",
-    "No message that had content is left empty (a message normalization empties is removed).",
+    "contract §3.6, §3.8",
+    "No message that had content is left empty (a message normalization empties is removed), and a message "
+    "that was already empty passes through.",
 )
 def no_empty_messages(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history, out, _ = _normalized(ex)
     # A visible summary or marker decides what is hidden: it stays even when normalization empties
     # it (contract §3), so it is not counted either way.
-    before = sum(1 for m in history if is_empty(m) and not _decides(m))
+    before = [i for i, m in enumerate(history) if is_empty(m) and not _decides(m)]
     empty = [k for k, m in enumerate(out) if is_empty(m) and not _decides(m)]
-    if len(empty) > before:
+    if len(empty) > len(before):
         yield Finding.fail(
-            f"messages.{empty[-1]} ({out[empty[-1]].get('role')}) has no content; the input had {before} empty "
-            f"message(s) and the output has {len(empty)}",
+            f"messages.{empty[-1]} ({out[empty[-1]].get('role')}) has no content; the input had {len(before)} "
+            f"empty message(s) and the output has {len(empty)}",
             "a message normalization empties is removed (§3.6); only already-empty messages pass through (§3.8)",
+        )
+        return
+    # An empty user message right after a call may take its results (§3.3), so only the others must
+    # come out empty: pairing has no business with them, and the oracle reports them (§3.8).
+    untouched = [i for i in before if not (history[i].get("role") == "user" and i and use_ids(history[i - 1]))]
+    if len(empty) < len(untouched):
+        where = ", ".join(f"messages.{i} ({history[i].get('role')})" for i in untouched[:3])
+        yield Finding.fail(
+            f"the input had {len(untouched)} already-empty message(s) pairing cannot fill ({where}"
+            f"{', ...' if len(untouched) > 3 else ''}) and the output has {len(empty)} empty message(s)",
+            "a message that was already empty passes through unchanged, for the oracle to report (§3.8)",
         )
 
 

@@ -32,6 +32,7 @@ WITNESSES: list[tuple[str, str, str]] = [
     (f"{N}:KeepsDuplicateToolUses", "normalize.duplicate-ids", "fail"),
     (f"{N}:StripsMetadata", "normalize.keeps-other-content", "fail"),
     (f"{N}:LeavesEmptiedMessages", "normalize.no-empty-messages", "fail"),
+    (f"{N}:DropsAlreadyEmpty", "normalize.no-empty-messages", "fail"),
     (f"{N}:NotIdempotent", "normalize.idempotent", "fail"),
     (f"{N}:ClosesDeclaredLeave", "normalize.trailing-per-policy", "fail"),
     (f"{P}:DanglingParentsHide", "effective.visibility", "fail"),

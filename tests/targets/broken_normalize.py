@@ -226,6 +226,17 @@ class LeavesEmptiedMessages(Reference):
         return super().normalize({**params, "messages": history})
 
 
+class DropsAlreadyEmpty(Reference):
+    """Removes every message without content after pairing, the ones that came in empty too."""
+
+    name = "broken-drops-already-empty"
+
+    def normalize(self, params: Params) -> Params:
+        out = super().normalize(params)
+        kept = [m for m in out["messages"] if m.get("content") not in ("", [])]
+        return {**out, "messages": kept}
+
+
 class NotIdempotent(Reference):
     """Reverses the results of an already-normalized history: each call undoes the last."""
 
