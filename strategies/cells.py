@@ -35,7 +35,14 @@ from hypothesis.errors import InvalidArgument
 
 from ctxmodel import coverage
 from ctxmodel.strategies.blocks import image_blocks, tool_names
-from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
+from ctxmodel.strategies.histories import (
+    SUMMARY_PREFIX,
+    TS_BASE,
+    histories,
+    marker_text,
+    passthrough_defects,
+    well_formed_histories,
+)
 from ctxmodel.strategies.ids import make_unique
 from ctxmodel.strategies.labels import visibility
 from ctxmodel.strategies.text import chance, cheap_tail_texts, dense_texts, giant_texts, memo, texts
@@ -462,7 +469,9 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             low = min(top, max(1, got.new_context_tokens))
             allowed = draw(st.integers(low, top))
             deeper = max(1, count // 4)
-            if draw(chance(40)) and deeper < low:
+            if draw(chance(45)):
+                allowed = draw(_edge(messages, system_prompt, low, max_tokens, degraded=False, just_over=top))
+            elif draw(chance(40)) and deeper < low:
                 trial = draw(st.integers(deeper, low - 1))
                 again = _fits(messages, system_prompt, trial, max_tokens)
                 if again.error is None and not again.degraded:
@@ -479,6 +488,11 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
         if got.error is not None and allowed < high:
             allowed = max(1, high)
             got = _fits(messages, system_prompt, allowed, max_tokens)
+        if got.error is None and got.degraded and draw(chance(30)):
+            edge = draw(_edge(messages, system_prompt, max(1, got.new_context_tokens), max_tokens, degraded=True))
+            if edge != allowed:
+                allowed = edge
+                got = _fits(messages, system_prompt, allowed, max_tokens)
         return coverage.window_for(allowed, max_tokens), max_tokens, got.error is None and bool(got.degraded)
     if regime == "over-stuck":
         high = _reach(messages, system_prompt, False, True) - 3
@@ -490,6 +504,29 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
     # over-none: nothing can be hidden or shrunk, any budget under the count
     allowed = draw(st.integers(max(1, count - 50), top) if draw(chance(60)) else st.integers(1, top))
     return coverage.window_for(allowed, max_tokens), max_tokens, False
+
+
+@st.composite
+def _edge(
+    draw: st.DrawFn, messages: list[Msg], system_prompt: str, leaves: int, reserve: int, degraded: bool,
+    just_over: int | None = None,
+) -> int:
+    """A budget on a one-token boundary: one token under the history's own count (``just_over``: the
+    smallest over-budget request, the mirror of ``at-allowed``), exactly what the reference's recovery
+    leaves (``leaves``), or one token under that when the reference still recovers there the same way
+    (hiding only, or with degradation). A recount one token off (a fudge rounded once instead of
+    twice, a separator left out: contract §4 "Count", §5) takes the wrong side of exactly these
+    budgets and nowhere else, so a uniform draw between the regime's bounds almost never meets one."""
+    edges = (leaves, leaves - 1, just_over) if just_over is not None else (leaves, leaves - 1)
+    pick = edges[draw(st.integers(0, len(edges) - 1))]
+    if pick is None or pick < 1:
+        return leaves
+    if pick == leaves - 1:
+        again = _fits(messages, system_prompt, pick, reserve)
+        if again.error is None and bool(again.degraded) == degraded:
+            return pick
+        return leaves
+    return pick
 
 
 def _cap(messages: list[Msg], degradable: str, main: int) -> None:
@@ -872,6 +909,10 @@ def _normalize(draw: st.DrawFn, cells: tuple[frozenset[str], ...], generic_perce
             draw(_inject(kinds, a, u, ctx))
         if a is not None:
             ctx["earlier"].extend(i for i in _calls(a) if isinstance(i, str))
+    if draw(chance(20)):
+        # Defects normalization passes through (an empty message, an empty or blank text, a result in
+        # an assistant message, an assistant first), next to the turns' pairing defects (§3.8).
+        draw(passthrough_defects(msgs))
     # Hidden messages around the visible turns (contract §3 is judged on what is sent).
     start = 0
     if prefix:

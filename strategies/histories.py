@@ -32,7 +32,7 @@ from ctxmodel.strategies.ids import ID_STYLES, make_unique, tool_ids
 from ctxmodel.strategies.labels import label, visibility
 from ctxmodel.strategies.text import chance, memo, texts
 
-__all__ = ["SUMMARY_PREFIX", "TS_BASE", "histories", "marker_text", "well_formed_histories"]
+__all__ = ["SUMMARY_PREFIX", "TS_BASE", "histories", "marker_text", "passthrough_defects", "well_formed_histories"]
 
 TS_BASE = 1_700_000_000_000
 SUMMARY_PREFIX = "Summary of the conversation so far: "
@@ -364,6 +364,17 @@ def _defects(draw: st.DrawFn, msgs: list[Msg], which: Sequence[bool]) -> None:
             {"type": "tool_result", "tool_use_id": "toolu_misplaced", "content": "x"}]})
     if leading:
         msgs.insert(0, {"role": "assistant", "content": [{"type": "text", "text": "hi"}]})
+
+
+@st.composite
+def passthrough_defects(draw: st.DrawFn, msgs: list[Msg], percent: int = 35) -> None:
+    """Some of the defects normalization must pass through (contract §3.8), each at ``percent``%, at
+    least one: for a history built without them (the normalize cells), where they would otherwise
+    never meet a pairing defect in the same history."""
+    which = [draw(chance(percent)) for _ in range(5)]
+    if not any(which):
+        which[draw(st.integers(0, 4))] = True
+    draw(_defects(msgs, which))
 
 
 def _timestamps(msgs: list[Msg]) -> None:
