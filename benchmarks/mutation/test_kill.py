@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import attrs
@@ -62,6 +64,27 @@ def _clear_counter_caches() -> None:
         instance.clear_cache()
 
 
+@contextmanager
+def _counters_built_under_mutant() -> Iterator[None]:
+    """The target's counters built afresh inside its call, and the judge's given back after it.
+
+    ``get_counter`` keeps one instance per tokenizer name for the process, built the first time any
+    code asks, which is when the target is opened, before the mutant is switched on: a mutant of
+    ``counter_spec``, ``Counter.__init__`` or the fudge's parsing would never run. Inside the call the
+    target finds no instance and builds its own under the mutant; that instance is dropped after it,
+    so it never reaches the judge.
+    """
+    from ctxmodel.tokens import counter
+
+    judges = dict(counter._INSTANCES)
+    counter._INSTANCES.clear()
+    try:
+        yield
+    finally:
+        counter._INSTANCES.clear()
+        counter._INSTANCES.update(judges)
+
+
 class MutantTarget:
     """The reference as a target, the mutant switched on only inside its calls.
 
@@ -84,7 +107,8 @@ class MutantTarget:
             _clear_counter_caches()
         os.environ["MUTANT_UNDER_TEST"] = self.mutant
         try:
-            return self.inner.call(op, params)
+            with _counters_built_under_mutant() if counter_mutant else nullcontext():
+                return self.inner.call(op, params)
         finally:
             os.environ["MUTANT_UNDER_TEST"] = ""  # "" is "no mutant", and wins over mutmut's fallback
             if counter_mutant:
