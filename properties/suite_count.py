@@ -42,7 +42,7 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
     from ctxmodel.strategies import histories, texts
-    from ctxmodel.strategies.blocks import image_blocks
+    from ctxmodel.strategies.blocks import image_blocks, serialization_inputs
 
     big = texts(max_size=3000).map(lambda t: [{"role": "user", "content": t}])
     # Top-level images with and without inline data (ceil(sqrt(len(data))) versus 300, §5): drawn
@@ -51,7 +51,18 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     pictures = st.lists(image_blocks(max_bytes=4096), min_size=1, max_size=3).map(
         lambda images: [{"role": "user", "content": [{"type": "text", "text": "see"}, *images]}]
     )
-    messages = st.one_of(histories(), big, pictures)
+    # Calls whose inputs hold what JS and Python serialize differently (§5: the input is counted as JS
+    # JSON.stringify writes it), likewise their own choice: a history's inputs are mostly plain paths.
+    calls = st.lists(serialization_inputs(), min_size=1, max_size=3).map(
+        lambda inputs: [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": f"toolu_in{k}", "name": "read_file", "input": x}
+                for k, x in enumerate(inputs)
+            ]},
+        ]
+    )
+    messages = st.one_of(histories(), big, pictures, calls)
     system = st.one_of(st.none(), texts(), texts(max_size=2000))
 
     def build(m: list[dict[str, Any]], s: str | None) -> dict[str, Any]:

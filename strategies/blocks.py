@@ -21,6 +21,7 @@ __all__ = [
     "image_blocks",
     "json_inputs",
     "redacted_thinking_blocks",
+    "serialization_inputs",
     "text_blocks",
     "thinking_blocks",
     "tool_names",
@@ -64,6 +65,24 @@ _scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=64),
     texts(max_size=20),
 )
+
+
+#: Numbers JS ``JSON.stringify`` writes unlike Python's ``json``: a stored ``100.0`` is ``100`` to JS, and
+#: exponents switch at other magnitudes (``1e21``, ``1.5e-7``) with another notation.
+_JS_NUMBERS = (0.0, 1.0, 100.0, -2.0, 1e21, 1e20, 1.5e-7, 0.000001, 2.5e300, -0.0, 5e-324)
+
+
+@memo
+def serialization_inputs() -> st.SearchStrategy[dict[str, Any]]:
+    """A ``tool_use`` input made of what the count's serialization turns on (contract §5, domain §4.6):
+    numbers JS writes unlike Python, integer-like keys (JS writes them first, ascending), non-ASCII and
+    control characters in strings, nesting."""
+    keys = st.one_of(st.sampled_from(("path", "offset", "limit", "1", "10", "2", "-1", "01")), texts(max_size=6))
+    scalars = st.one_of(st.sampled_from(_JS_NUMBERS), st.floats(allow_nan=False, allow_infinity=False),
+                        st.integers(-(2**53), 2**53), texts(max_size=20, kinds=("unicode", "emoji", "prose")))
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
+                          max_leaves=6)
+    return st.dictionaries(keys, values, min_size=1, max_size=4)
 
 
 @memo

@@ -34,7 +34,7 @@ from hypothesis.control import current_build_context, currently_in_test_context
 from hypothesis.errors import InvalidArgument
 
 from ctxmodel import coverage
-from ctxmodel.strategies.blocks import image_blocks, tool_names
+from ctxmodel.strategies.blocks import block_extras, image_blocks, tool_names
 from ctxmodel.strategies.histories import (
     SUMMARY_PREFIX,
     TS_BASE,
@@ -357,6 +357,19 @@ def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
     return draw(giant_texts())
 
 
+@memo
+@st.composite
+def _result_fields(draw: st.DrawFn) -> dict[str, Any]:
+    """What a result holds besides its content: ``is_error`` (a failed command's log is the typical
+    giant result) and a key ctxmodel does not know. Degradation edits only the text (§4.5): a cut
+    that rebuilds the block from its id and content loses them."""
+    fields: dict[str, Any] = {}
+    if draw(chance(25)):
+        fields["is_error"] = draw(chance(75))
+    fields.update(draw(block_extras(10)))
+    return fields
+
+
 @st.composite
 def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) -> list[Msg]:
     """The last assistant tool turn and the user message holding its results (never hidden, §4.3)."""
@@ -390,7 +403,7 @@ def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) ->
     ids = [make_unique(f"toolu_last{k}", used) for k in range(len(bodies))]
     uses = [_use(draw, i) for i in ids]
     say = [{"type": "text", "text": draw(texts(min_size=1, max_size=60, nonblank=True))}] if draw(chance(30)) else []
-    results: list[Msg] = [{"type": "tool_result", "tool_use_id": i, "content": c}
+    results: list[Msg] = [{"type": "tool_result", "tool_use_id": i, "content": c, **draw(_result_fields())}
                           for i, c in zip(ids, bodies, strict=True)]
     if draw(chance(30)):
         results.append(draw(image_blocks()))  # a screenshot after the results: recovery keeps it
@@ -540,12 +553,29 @@ def _cap(messages: list[Msg], degradable: str, main: int) -> None:
     _map_results(messages, cap)
 
 
+#: Parent ids whose summary or marker is gone: made-up ones, and ones of the forms an id factory
+#: writes (a counter, a timestamp): the id a target makes for its new marker may be one of them, and
+#: its marker then hides every message that names it (contract §2, §4.3).
+_MADE = ("trunc-1", "cond-1", "trunc-2", "1772456515261")
+_GONE = ("cond-gone", "trunc-gone", "gone", *_MADE)
+
+
 @st.composite
 def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
-    """Parent tags that name nothing on some visible messages (a rewind deleted their summary or marker)."""
+    """Parent tags that name nothing on some visible messages (a rewind deleted their summary or marker):
+    a run of messages sharing one id, the shape a deleted marker or summary leaves, or scattered tags."""
+    if len(messages) > 1 and draw(chance(50)):
+        start = draw(st.integers(0, len(messages) - 1))
+        # A run that reaches the last message: what a marker stored after everything it hid leaves.
+        end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
+        tag = draw(st.sampled_from(_TAGS))
+        parent = draw(st.sampled_from(_MADE if draw(chance(50)) else _GONE))
+        for m in messages[start:end]:
+            m[tag] = parent
+        return
     chosen = [m for m in messages if draw(chance(30))] or [messages[draw(st.integers(0, len(messages) - 1))]]
     for m in chosen:
-        m[draw(st.sampled_from(_TAGS))] = draw(st.sampled_from(("cond-gone", "trunc-gone", "gone")))
+        m[draw(st.sampled_from(_TAGS))] = draw(st.sampled_from(_GONE))
 
 
 def _emit(cells: set[str]) -> None:
@@ -586,7 +616,7 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
     if filler and (draw(chance(filler)) or (regime == "over-stuck" and degradable == "none")):
         extra += draw(_filler())
     if visible == "dangling":
-        draw(_dangling([*head, *mid, *extra, last[0]]))
+        draw(_dangling([*head, *mid, *extra, *last]))
     if visible != "plain" and draw(chance(35)):
         _reuse_hidden_id(head, last)
     if regime == "over-degrade-only" and degradable in ("string", "image") and bool(mid) and draw(chance(25)):
