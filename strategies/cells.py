@@ -717,6 +717,16 @@ def _effective(draw: st.DrawFn, cells: tuple[str, ...], base: st.SearchStrategy[
         name = {"earlier-summary": summary_ids[-1] if summary_ids else None, "last-summary": last_id,
                 "marker": marker_ids[0] if marker_ids else None}.get(parent) or f"gone-{n}"
         msgs[i][tag] = name
+    last = _last_summary(msgs)
+    if last >= 0 and draw(chance(20)):
+        # The last summary carrying a tag itself (a later sliding window tagged it, or it names its own
+        # id): it stays visible all the same (§2: the hiding rules apply to the messages after it).
+        options = [("condenseParent", msgs[last].get("condenseId")),
+                   *(("condenseParent", s) for s in summary_ids[-1:]),
+                   *(("truncationParent", m) for m in marker_ids[:1])]
+        tag, name = options[draw(st.integers(0, len(options) - 1))]
+        if isinstance(name, str):
+            msgs[last].setdefault(tag, name)
     return msgs
 
 
