@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -141,6 +140,8 @@ def _atomically(target: str, fill: Callable[[BinaryIO], None], mode: int | None 
 
     ``mode``: the permissions of the result (default: what a plain ``open()`` gives).
     """
+    import tempfile  # only a command that writes pays for it (random, shutil): validate and show never do
+
     directory = os.path.dirname(os.path.abspath(target))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".ctxmodel-", suffix=".json", dir=directory)
