@@ -74,15 +74,18 @@ def _interrupted_results(after: Msg) -> Msg:
 
 def _without_stale_tags(messages: list[Msg]) -> list[Msg]:
     """Tags a correct agent never stores: one naming no existing parent of its kind (a rewind strips
-    them), and one whose parent comes before the message (a summary tags the messages it
-    summarizes, before it; a truncation tags messages and then inserts its marker after them)."""
+    them), one whose parent comes before the message (a summary tags the messages it summarizes,
+    before it; a truncation tags messages and then inserts its marker after them), and any tag on
+    the last summary (it is the first visible message, which no truncation tags, and a later
+    condense would make another summary the last)."""
     summary_at = {m.get("condenseId"): i for i, m in enumerate(messages) if m.get("isSummary") is True}
     marker_at = {m.get("truncationId"): i for i, m in enumerate(messages) if m.get("isTruncationMarker") is True}
+    last_summary = max(summary_at.values(), default=-1)
     out: list[Msg] = []
     for i, message in enumerate(messages):
         drop: set[str] = set()
         for tag, parents in (("condenseParent", summary_at), ("truncationParent", marker_at)):
-            if tag in message and parents.get(message[tag], -1) <= i:
+            if tag in message and (parents.get(message[tag], -1) <= i or i == last_summary):
                 drop.add(tag)
         out.append({k: v for k, v in message.items() if k not in drop} if drop else message)
     return out

@@ -69,6 +69,20 @@ def test_tags_naming_nothing_or_a_parent_before_the_message_are_stripped() -> No
     assert out[7] == {"role": "user", "content": "e"}
 
 
+def test_the_last_summary_keeps_no_tag_and_an_earlier_one_keeps_its_own() -> None:
+    history = [
+        {"role": "user", "content": "task"},
+        {"role": "user", "content": "Summary one", "isSummary": True, "condenseId": "s1", "condenseParent": "s2"},
+        {"role": "user", "content": "Summary two", "isSummary": True, "condenseId": "s2", "truncationParent": "t1"},
+        {"role": "assistant", "content": "b", "truncationParent": "t1"},
+        {"role": "user", "content": "[Sliding window truncation]", "isTruncationMarker": True, "truncationId": "t1"},
+    ]
+    out = agent_stored(history)
+    assert out[1] == history[1]  # condensed by the later summary: an agent stores that
+    assert out[2] == {"role": "user", "content": "Summary two", "isSummary": True, "condenseId": "s2"}
+    assert out[3] == history[3]
+
+
 def test_shapes_agents_do_store_are_kept() -> None:
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
     history = [{"role": "user", "content": "go"},
