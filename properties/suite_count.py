@@ -62,7 +62,17 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
             ]},
         ]
     )
-    messages = st.one_of(histories(), big, pictures, calls)
+    # Texts past 64K characters (a whole file read back as one result), which a counter may split
+    # into chunks at safe places, and runs with no place to cut (a base64 blob, padding, a minified
+    # file: domain §4.6), after a little prose: their pieces are long enough that a counter must take
+    # another path to stay fast. Small beside count.pathological-answers' 1 MB, which only has to answer.
+    runs = st.one_of(
+        texts(min_size=66_000, max_size=90_000, kinds=("prose", "code")),
+        st.tuples(texts(max_size=200), texts(min_size=66_000, max_size=90_000, kinds=("onechar", "nospace"))).map(
+            " ".join
+        ),
+    ).map(lambda t: [{"role": "user", "content": t}])
+    messages = st.one_of(histories(), big, pictures, calls, runs)
     system = st.one_of(st.none(), texts(), texts(max_size=2000))
 
     def build(m: list[dict[str, Any]], s: str | None) -> dict[str, Any]:
