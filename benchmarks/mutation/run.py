@@ -255,6 +255,15 @@ def main(argv: list[str] | None = None) -> int:
         by_kind[reason["kind"]] += 1
         print(f"  {n} [{verdicts[n]}] {reason['kind']}: {reason['why']}")
         print(f"      {diff(workdir, n)}")
+    # The measure: a mutant the contract allows (it changes only the reference's own report,
+    # wording or choices) is no kill to chase, so it leaves the denominator with the equivalent ones.
+    allowed = [n for n in survivors if reasons.get(n, {}).get("kind") in ("report-only", "contract-equivalent")]
+    judged = non_equivalent - len(allowed)
+    print(
+        f"\nkilled among the mutants the contract does not allow: {len(killed)}/{judged} = "
+        f"{100 * len(killed) / max(judged, 1):.1f}% (less {len(equivalent)} equivalent and {len(allowed)} "
+        "report-only or contract-equivalent)"
+    )
     print(
         f"\nmutation score: {len(killed)}/{non_equivalent} non-equivalent mutants killed = {100 * score:.1f}%"
         + (
