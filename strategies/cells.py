@@ -502,7 +502,8 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             allowed = max(1, high)
             got = _fits(messages, system_prompt, allowed, max_tokens)
         if got.error is None and got.degraded and draw(chance(30)):
-            edge = draw(_edge(messages, system_prompt, max(1, got.new_context_tokens), max_tokens, degraded=True))
+            edge = draw(_edge(messages, system_prompt, max(1, got.new_context_tokens), max_tokens, degraded=True,
+                              just_over=top))
             if edge != allowed:
                 allowed = edge
                 got = _fits(messages, system_prompt, allowed, max_tokens)
@@ -534,7 +535,7 @@ def _edge(
     pick = edges[draw(st.integers(0, len(edges) - 1))]
     if pick is None or pick < 1:
         return leaves
-    if pick == leaves - 1:
+    if pick == leaves - 1 or (pick == just_over and degraded):
         again = _fits(messages, system_prompt, pick, reserve)
         if again.error is None and bool(again.degraded) == degraded:
             return pick
