@@ -57,13 +57,6 @@ def cases() -> list[str]:
     return ids + [f"{i}{ALT_SUFFIX}" for i in ids if i.split(".")[0] in ("normalize", "request")]
 
 
-def _clear_counter_caches() -> None:
-    from ctxmodel.tokens import counter
-
-    for instance in list(counter._INSTANCES.values()):
-        instance.clear_cache()
-
-
 @contextmanager
 def _counters_built_under_mutant() -> Iterator[None]:
     """The target's counters built afresh inside its call, and the judge's given back after it.
@@ -100,19 +93,16 @@ class MutantTarget:
         self.mutant = mutant
 
     def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
-        # The counter caches per text and block, shared by the target and the harness in this one
-        # process: a counter mutant's counts must neither reach the judge nor be hidden by its cache.
+        # The counter caches per text and block, and the target and the harness share this process:
+        # a counter mutant counts with counters of its own (empty caches, built under the mutant), so
+        # its counts neither reach the judge nor are hidden by the judge's cache.
         counter_mutant = self.mutant.startswith("ctxmodel.tokens.counter.")
-        if counter_mutant:
-            _clear_counter_caches()
         os.environ["MUTANT_UNDER_TEST"] = self.mutant
         try:
             with _counters_built_under_mutant() if counter_mutant else nullcontext():
                 return self.inner.call(op, params)
         finally:
             os.environ["MUTANT_UNDER_TEST"] = ""  # "" is "no mutant", and wins over mutmut's fallback
-            if counter_mutant:
-                _clear_counter_caches()
 
     def close(self) -> None:
         self.inner.close()
