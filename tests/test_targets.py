@@ -203,3 +203,18 @@ def test_node_example_speaks_the_protocol_losslessly() -> None:
         assert request == open_target("reference").call("request", {"messages": PAIR})["messages"]
         with pytest.raises(TargetFailure, match="unknown op"):
             target.call("recover", {"messages": PAIR})
+
+
+def test_reference_declaring_another_tokenizer_counts_and_recovers_with_it() -> None:
+    from ctxmodel import codec
+    from ctxmodel.targets.reference import ReferenceTarget
+    from ctxmodel.tokens import get_counter
+
+    target = ReferenceTarget({"encoding": "o200k_base", "fudge": 1.25})
+    assert target.description.tokenizer == "o200k_base*1.25"
+    messages = [{"role": "user", "content": "the quick brown fox jumps over the lazy dog " * 40}]
+    tokens = target.call("count", {"messages": messages})["tokens"]
+    assert tokens == get_counter("o200k_base*1.25").count_messages(codec.load(messages))
+    assert tokens < ReferenceTarget().call("count", {"messages": messages})["tokens"]
+    window = {"messages": messages, "contextWindow": 100_000, "maxTokens": 1000}
+    assert target.call("recover", window)["newContextTokens"] == tokens

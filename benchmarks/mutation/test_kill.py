@@ -41,6 +41,16 @@ MUTATION = attrs.evolve(get_profile("mutation"), max_examples=EXAMPLES)
 ALTERNATE = {"orphans": "to_text", "trailing": "close"}
 ALT_SUFFIX = "@" + ",".join(f"{k}={v}" for k, v in ALTERNATE.items())
 
+#: A tokenizer declaration of the object form with a fudge of its own (contract §7): the reference
+#: declares ``zoo``, so without this case no mutation run parses a declaration inside a target's call,
+#: and the counter's spec, fudge parsing and naming never run under a mutant.
+TOKENIZER: dict[str, Any] = {"encoding": "o200k_base", "fudge": 1.25}
+TOKENIZER_SUFFIX = "@tokenizer=o200k_base*1.25"
+#: The properties whose verdicts rest on the declared counter: the count itself, and recovery's
+#: budget arithmetic (what fits, what it reports, what it leaves alone).
+TOKENIZER_CASES = ("count.agrees", "recover.fits-or-converges", "recover.reported-tokens",
+                   "recover.within-budget-unchanged")
+
 
 def property_ids() -> list[str]:
     """The properties of the ops the mutated modules serve; ``purity.*`` is left out: the reference is
@@ -51,10 +61,12 @@ def property_ids() -> list[str]:
 
 
 def cases() -> list[str]:
-    """Each property once under the reference's declared policies, and the normalize and request
-    properties again under the alternate policies it also honours (``prop@orphans=to_text,...``)."""
+    """Each property once under the reference's declared policies, the normalize and request
+    properties again under the alternate policies it also honours (``prop@orphans=to_text,...``),
+    and the count and budget properties again with the reference declaring ``TOKENIZER``."""
     ids = property_ids()
-    return ids + [f"{i}{ALT_SUFFIX}" for i in ids if i.split(".")[0] in ("normalize", "request")]
+    return [*ids, *(f"{i}{ALT_SUFFIX}" for i in ids if i.split(".")[0] in ("normalize", "request")),
+            *(f"{i}{TOKENIZER_SUFFIX}" for i in TOKENIZER_CASES if i in ids)]
 
 
 @contextmanager
@@ -87,8 +99,8 @@ class MutantTarget:
     with the target; here only the target is mutated, and the harness judging it is not.
     """
 
-    def __init__(self, mutant: str) -> None:
-        self.inner = ReferenceTarget()
+    def __init__(self, mutant: str, tokenizer: str | dict[str, Any] = "zoo") -> None:
+        self.inner = ReferenceTarget(tokenizer)
         self.description = self.inner.description
         self.mutant = mutant
 
@@ -115,8 +127,9 @@ def run_one(case: str, examples: int | None = None) -> Any:
     prop_id, _, alternate = case.partition("@")
     mutant = os.environ.get("MUTANT_UNDER_TEST", "")
     os.environ["MUTANT_UNDER_TEST"] = ""
-    target = MutantTarget(mutant)
-    overrides = dict(ALTERNATE) if alternate else {}
+    declared = alternate.startswith("tokenizer=")
+    target = MutantTarget(mutant, TOKENIZER if declared else "zoo")
+    overrides = dict(ALTERNATE) if alternate and not declared else {}
     try:
         with tempfile.TemporaryDirectory() as scratch:
             return gate.run_property(

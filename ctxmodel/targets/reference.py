@@ -26,16 +26,17 @@ REFERENCE_POLICIES: dict[str, str] = {
     "recoverSuccess": "fits",
 }
 
-Op = Callable[[dict[str, Any]], dict[str, Any]]
+#: An op: the request's params and the name of the counter the target declared (contract §5, §7).
+Op = Callable[[dict[str, Any], str], dict[str, Any]]
 
 
-def describe(params: dict[str, Any]) -> dict[str, Any]:
+def describe(params: dict[str, Any], tokenizer: str = "zoo") -> dict[str, Any]:
     return {
         "protocol": 1,
         "name": "ctxmodel-reference",
         "version": ctxmodel.__version__,
         "ops": list(OPS),
-        "tokenizer": "zoo",
+        "tokenizer": tokenizer,
         "policies": dict(REFERENCE_POLICIES),
     }
 
@@ -57,19 +58,19 @@ def _normalize_options(params: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def op_effective(params: dict[str, Any]) -> dict[str, Any]:
+def op_effective(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     from ctxmodel.visibility import effective
 
     return {"messages": codec.dump(effective(_messages(params)))}
 
 
-def op_normalize(params: dict[str, Any]) -> dict[str, Any]:
+def op_normalize(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     from ctxmodel.normalize import normalize
 
     return {"messages": codec.dump(normalize(_messages(params), **_normalize_options(params)))}
 
 
-def op_request(params: dict[str, Any]) -> dict[str, Any]:
+def op_request(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     """Contract §3 (CLI paragraph): the request is ``normalize(effective(H))``."""
     from ctxmodel.normalize import normalize
     from ctxmodel.visibility import effective
@@ -78,7 +79,7 @@ def op_request(params: dict[str, Any]) -> dict[str, Any]:
     return {"messages": codec.dump(normalize(history, **_normalize_options(params)))}
 
 
-def op_repair(params: dict[str, Any]) -> dict[str, Any]:
+def op_repair(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     """A stored history the agent can load again, whose request the API accepts (``ctxmodel repair``)."""
     from ctxmodel.repair import repair
 
@@ -93,7 +94,7 @@ def _int(params: Mapping[str, Any], key: str, default: int | None = None) -> int
     return value
 
 
-def op_recover(params: dict[str, Any]) -> dict[str, Any]:
+def op_recover(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     from ctxmodel.recover import recover
 
     total = params.get("totalTokens")
@@ -106,12 +107,13 @@ def op_recover(params: dict[str, Any]) -> dict[str, Any]:
         max_tokens=_int(params, "maxTokens", 0),
         system_prompt=system_prompt,
         total_tokens=None if total is None else _int(params, "totalTokens"),
+        counter=counter,
     )
     out: dict[str, Any] = result.to_json()
     return out
 
 
-def op_count(params: dict[str, Any]) -> dict[str, Any]:
+def op_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     """Contract §5: system prompt and messages counted by two calls, each with the fudge once.
 
     The messages are counted as given (not their effective history): ``count`` is the counter, and
@@ -119,15 +121,15 @@ def op_count(params: dict[str, Any]) -> dict[str, Any]:
     """
     from ctxmodel.tokens import get_counter
 
-    counter = get_counter("zoo")
+    counting = get_counter(counter)
     system_prompt = params.get("systemPrompt", "")
     if not isinstance(system_prompt, str):
         raise TargetFailure("error-reply", "params.systemPrompt: expected a string")
-    return {"tokens": counter.count_text(system_prompt) + counter.count_messages(_messages(params))}
+    return {"tokens": counting.count_text(system_prompt) + counting.count_messages(_messages(params))}
 
 
 _OPS: dict[str, Op] = {
-    "describe": describe,
+    "describe": lambda params, counter: describe(params, counter),
     "normalize": op_normalize,
     "effective": op_effective,
     "request": op_request,
@@ -138,15 +140,24 @@ _OPS: dict[str, Op] = {
 
 
 class ReferenceTarget:
-    """``reference``: in-process, no copies needed (the codec copies at both boundaries)."""
+    """``reference``: in-process, no copies needed (the codec copies at both boundaries).
 
-    def __init__(self) -> None:
+    ``tokenizer`` is any declaration contract §7 accepts (``zoo`` unless given): the reference then
+    counts and recovers with that counter, as an agent configured for another model would. It is
+    read again inside every call, so the counter the reference uses is always built from what it
+    declared (mutation testing switches a mutant of the declaration's parsing on inside calls only).
+    """
+
+    def __init__(self, tokenizer: str | Mapping[str, Any] = "zoo") -> None:
+        from ctxmodel.tokens.counter import counter_spec
+
+        self.tokenizer = tokenizer
         reply = describe({})
         self.description = Description(
             name=reply["name"],
             version=reply["version"],
             ops=frozenset(reply["ops"]),
-            tokenizer=reply["tokenizer"],
+            tokenizer=counter_spec(tokenizer).name,
             policies=reply["policies"],
         )
 
@@ -155,13 +166,18 @@ class ReferenceTarget:
         if fn is None:
             raise TargetFailure("error-reply", f"the reference has no op {op!r}")
         try:
-            return fn(params)
+            return fn(params, self._counter())
         except TargetFailure:
             raise
         except CtxmodelError as exc:
             raise TargetFailure("error-reply", str(exc)) from None
         except Exception as exc:  # a bug in the reference is still reported as a failure of this input
             raise TargetFailure("exception", describe_exception(exc)) from None
+
+    def _counter(self) -> str:
+        from ctxmodel.tokens.counter import counter_spec
+
+        return "zoo" if self.tokenizer == "zoo" else counter_spec(self.tokenizer).name
 
     def close(self) -> None:
         pass
