@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ctxmodel.strategies.text import WORDS, chance, memo, texts
+from ctxmodel.strategies.text import WORDS, chance, memo, pick, texts
 
 __all__ = [
     "BLOCK_EXTRA_KEYS",
@@ -53,7 +53,7 @@ _MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 @memo
 def tool_names() -> st.SearchStrategy[str]:
-    return st.sampled_from(("read_file", "execute_command", "write_to_file", "apply_diff", "search_files",
+    return pick(("read_file", "execute_command", "write_to_file", "apply_diff", "search_files",
                             "list_files", "attempt_completion", "ask_followup_question"))
 
 
@@ -77,8 +77,8 @@ def serialization_inputs() -> st.SearchStrategy[dict[str, Any]]:
     """A ``tool_use`` input made of what the count's serialization turns on (contract §5, domain §4.6):
     numbers JS writes unlike Python, integer-like keys (JS writes them first, ascending), non-ASCII and
     control characters in strings, nesting."""
-    keys = st.one_of(st.sampled_from(("path", "offset", "limit", "1", "10", "2", "-1", "01")), texts(max_size=6))
-    scalars = st.one_of(st.sampled_from(_JS_NUMBERS), st.floats(allow_nan=False, allow_infinity=False),
+    keys = st.one_of(pick(("path", "offset", "limit", "1", "10", "2", "-1", "01")), texts(max_size=6))
+    scalars = st.one_of(pick(_JS_NUMBERS), st.floats(allow_nan=False, allow_infinity=False),
                         st.integers(-(2**53), 2**53), texts(max_size=20, kinds=("unicode", "emoji", "prose")))
     values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
                           max_leaves=6)
@@ -89,11 +89,11 @@ def serialization_inputs() -> st.SearchStrategy[dict[str, Any]]:
 def json_inputs() -> st.SearchStrategy[Any]:
     """A ``tool_use`` input: an object, usually shaped like a real tool call, sometimes arbitrary JSON."""
     plain = st.fixed_dictionaries(
-        {"path": st.sampled_from(("src/a.ts", "README.md", "x.py"))},
-        optional={"line_range": st.sampled_from(("1-20", "5")), "command": texts(max_size=20)},
+        {"path": pick(("src/a.ts", "README.md", "x.py"))},
+        optional={"line_range": pick(("1-20", "5")), "command": texts(max_size=20)},
     )
     # Integer-like keys: JS orders them first when stringifying (contract §5).
-    keys = st.one_of(st.sampled_from(WORDS), st.sampled_from(("1", "10", "2", "-1", "01")), texts(max_size=6))
+    keys = st.one_of(pick(WORDS), pick(("1", "10", "2", "-1", "01")), texts(max_size=6))
     arbitrary = st.dictionaries(
         keys,
         st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
@@ -108,7 +108,7 @@ def json_inputs() -> st.SearchStrategy[Any]:
 def _extra_keys(draw: st.DrawFn, percent: int, pool: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
     if not draw(chance(percent)):
         return {}
-    key, value = draw(st.sampled_from(pool))
+    key, value = pool[draw(st.integers(0, len(pool) - 1))]  # values are unhashable: no cached pick
     return {key: copy.deepcopy(value)}  # fresh: a mutating target must not poison later examples
 
 
@@ -143,7 +143,7 @@ def image_blocks(draw: st.DrawFn, *, max_bytes: int = 48, url_percent: int = 15)
         "type": "image",
         "source": {
             "type": "base64",
-            "media_type": draw(st.sampled_from(_MEDIA_TYPES)),
+            "media_type": draw(pick(_MEDIA_TYPES)),
             "data": base64.b64encode(raw).decode("ascii"),
         },
     }
@@ -176,7 +176,7 @@ def tool_result_blocks(
 ) -> dict[str, Any]:
     """A result for ``tool_id``: string, list (text items, maybe an image) or absent content."""
     body = text if text is not None else texts()
-    form = draw(st.sampled_from(forms))
+    form = draw(pick(forms))
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id}
     if form == "string":
         block["content"] = draw(body)
@@ -197,7 +197,7 @@ def tool_result_blocks(
 @st.composite
 def thinking_blocks(draw: st.DrawFn) -> dict[str, Any]:
     """A thinking block as Zoo stores it (with a signature, domain §1.2); must round-trip verbatim."""
-    return {"type": "thinking", "thinking": draw(texts(nonblank=True)), "signature": draw(st.sampled_from(
+    return {"type": "thinking", "thinking": draw(texts(nonblank=True)), "signature": draw(pick(
         ("sig", "EqQBCkgIARABGAIiQL2s", "ErUBCkYIBBgCIkB")))}
 
 
@@ -222,4 +222,4 @@ def unknown_blocks(draw: st.DrawFn, role: str = "assistant") -> dict[str, Any]:
             {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "doc"}},
             {"type": "x_custom_block", "payload": {"a": [1, 2]}},
         ]
-    return copy.deepcopy(draw(st.sampled_from(options)))
+    return copy.deepcopy(draw(pick(options)))

@@ -45,7 +45,7 @@ from ctxmodel.strategies.histories import (
 )
 from ctxmodel.strategies.ids import make_unique
 from ctxmodel.strategies.labels import visibility
-from ctxmodel.strategies.text import chance, cheap_tail_texts, dense_texts, giant_texts, memo, texts
+from ctxmodel.strategies.text import chance, cheap_tail_texts, dense_texts, giant_texts, memo, pick, texts
 
 __all__ = ["cell_requests", "effective_histories", "label_cells", "normalize_histories", "novel"]
 
@@ -129,7 +129,7 @@ _PATHS = ("src/a.ts", "README.md", "x.py", "tests/test_app.py", "package.json")
 
 def _use(draw: st.DrawFn, tool_id: str) -> Msg:
     """A plain tool call with ``tool_id`` (the drawn history holds the odd inputs; these are many)."""
-    path = draw(st.sampled_from(_PATHS))
+    path = draw(pick(_PATHS))
     return {"type": "tool_use", "id": tool_id, "name": draw(tool_names()), "input": {"path": path}}
 
 
@@ -201,18 +201,18 @@ def _system_prompts() -> st.SearchStrategy[str]:
     return st.one_of(st.just(""), texts(max_size=80), texts(min_size=500, max_size=5000))
 
 
+@memo
 @st.composite
 def _fill(draw: st.DrawFn, pattern: str) -> tuple[str, str, str]:
     parts = pattern.partition(":")[2].split("/")
     regime = parts[0]
-    visible = parts[1] if len(parts) > 1 and parts[1] != "*" else draw(st.sampled_from(coverage.VISIBLE))
+    visible = parts[1] if len(parts) > 1 and parts[1] != "*" else draw(pick(coverage.VISIBLE))
     options = [d for d in coverage.DEGRADABLE if f"recover:{regime}/{visible}/{d}" not in coverage.IMPOSSIBLE]
     given = parts[2] if len(parts) > 2 else "*"
-    degradable = given if given != "*" else draw(st.sampled_from(options))
+    degradable = given if given != "*" else draw(pick(options))
     return regime, visible, degradable
 
 
-@st.composite
 def _big_pair(draw: st.DrawFn, used: set[str]) -> list[Msg]:
     """A tool turn with an oversized result, to be hidden: what a recovery must never degrade (§4.5)."""
     tid = make_unique("toolu_hidden", used)
@@ -224,7 +224,6 @@ def _big_pair(draw: st.DrawFn, used: set[str]) -> list[Msg]:
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": content}]}]
 
 
-@st.composite
 def _old_pair(draw: st.DrawFn, used: set[str], below: int) -> list[Msg]:
     """A visible tool turn whose string result is over the floor but shorter than ``below``."""
     tid = make_unique("toolu_old", used)
@@ -233,7 +232,6 @@ def _old_pair(draw: st.DrawFn, used: set[str], below: int) -> list[Msg]:
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]}]
 
 
-@st.composite
 def _layout(
     draw: st.DrawFn, visible: str, body: list[Msg], used: set[str], keep_mid: bool
 ) -> tuple[list[Msg], list[Msg]]:
@@ -244,7 +242,7 @@ def _layout(
     if visible in ("plain", "dangling"):
         return [first], rest if keep_mid else []
     cut = draw(st.integers(1, len(body)))
-    big = draw(_big_pair(used))
+    big = _big_pair(draw, used)
     if visible == "condensed" or (visible == "legacy" and draw(chance(50))):
         role = "assistant" if visible == "legacy" else "user"
         hidden, mid = body[:cut], body[cut:] if keep_mid else []
@@ -305,7 +303,6 @@ def _reuse_hidden_id(head: list[Msg], last: list[Msg]) -> None:
 _PARENT_OF = {"condensed": ("condenseParent", "cond-c"), "truncated": ("truncationParent", "trunc-t")}
 
 
-@st.composite
 def _hidden_in_pair(draw: st.DrawFn, mid: list[Msg], tag: str, parent: str) -> list[Msg]:
     """``mid``, sometimes with a hidden message stored between a visible ``tool_use`` message and
     the user message holding its results: where the stored order (a merge by ``ts``, domain §1.3)
@@ -314,7 +311,7 @@ def _hidden_in_pair(draw: st.DrawFn, mid: list[Msg], tag: str, parent: str) -> l
     if not pairs or not draw(chance(25)):
         return mid
     j = pairs[draw(st.integers(0, len(pairs) - 1))]
-    role = draw(st.sampled_from(("user", "assistant")))
+    role = draw(pick(("user", "assistant")))
     note = {"role": role, "content": draw(texts(min_size=1, max_size=300, kinds=("prose",), nonblank=True)),
             tag: parent}
     return [*mid[: j + 1], note, *mid[j + 1 :]]
@@ -331,6 +328,7 @@ def _holds_results_of(assistant: Msg, user: Msg) -> bool:
                for b in u_content)
 
 
+@memo
 @st.composite
 def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
     """The text of the last turn's main result: what the degradable kind names, sized for the regime."""
@@ -370,7 +368,6 @@ def _result_fields(draw: st.DrawFn) -> dict[str, Any]:
     return fields
 
 
-@st.composite
 def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) -> list[Msg]:
     """The last assistant tool turn and the user message holding its results (never hidden, §4.3)."""
     text = draw(_main_text(regime, degradable))
@@ -410,6 +407,7 @@ def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) ->
     return [{"role": "assistant", "content": say + uses}, {"role": "user", "content": results}]
 
 
+@memo
 @st.composite
 def _filler(draw: st.DrawFn) -> list[Msg]:
     """A text exchange worth hiding: what truncation can take (§4.3)."""
@@ -417,7 +415,6 @@ def _filler(draw: st.DrawFn) -> list[Msg]:
             {"role": "user", "content": draw(texts(min_size=20, max_size=300, kinds=("prose",)))}]
 
 
-@st.composite
 def _floor_pairs(draw: st.DrawFn, used: set[str]) -> list[Msg]:
     """Tool turns whose results are just above the floor, before the big one (a notice must never grow them)."""
     out: list[Msg] = []
@@ -449,12 +446,11 @@ def _fits(messages: Sequence[Msg], system_prompt: str, allowed: int, reserve: in
     return coverage.reference_recover(messages, coverage.window_for(allowed, reserve), reserve, system_prompt)
 
 
-@st.composite
 def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: str) -> tuple[int, int, bool]:
     """(contextWindow, maxTokens, checked) placing the request in ``regime``; ``checked`` when the
     reference was asked at that very budget and answered as the regime says (no need to ask again)."""
     if regime == "allowed<=0":
-        max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(st.sampled_from(_MAX_TOKENS))
+        max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(pick(_MAX_TOKENS))
         reserve = max_tokens if max_tokens > 0 else coverage.DEFAULT_RESERVE
         window = draw(st.integers(1, max(1, (10 * reserve) // 9)))
         if draw(chance(30)):
@@ -463,7 +459,7 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
         return window, max_tokens, False
     count = coverage.request_count(messages, system_prompt)
     if regime in ("within", "at-allowed"):
-        max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(st.sampled_from(_MAX_TOKENS))
+        max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(pick(_MAX_TOKENS))
         reserve = max_tokens if max_tokens > 0 else coverage.DEFAULT_RESERVE
         slack = 0 if regime == "at-allowed" else (
             draw(st.integers(1, 3)) if draw(chance(50)) else draw(st.integers(4, 2 * count + 100)))
@@ -472,7 +468,7 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
         max_tokens = 0 if draw(chance(40)) else draw(st.integers(-10, -1))
         allowed = draw(st.integers(max(1, count - coverage.DEFAULT_RESERVE + max_tokens), max(1, count - 1)))
         return coverage.window_for(allowed, coverage.DEFAULT_RESERVE), max_tokens, False
-    max_tokens = draw(st.sampled_from(_MAX_TOKENS))
+    max_tokens = draw(pick(_MAX_TOKENS))
     top = max(1, count - 1)
     if regime == "over-hide":
         got = _fits(messages, system_prompt, top, max_tokens)
@@ -483,7 +479,7 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             allowed = draw(st.integers(low, top))
             deeper = max(1, count // 4)
             if draw(chance(45)):
-                allowed = draw(_edge(messages, system_prompt, low, max_tokens, degraded=False, just_over=top))
+                allowed = _edge(draw, messages, system_prompt, low, max_tokens, degraded=False, just_over=top)
             elif draw(chance(40)) and deeper < low:
                 trial = draw(st.integers(deeper, low - 1))
                 again = _fits(messages, system_prompt, trial, max_tokens)
@@ -493,17 +489,23 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
     if regime == "over-degrade-only":
         high = min(top, _reach(messages, system_prompt, True, False) - 1)
         low = _reach(messages, system_prompt, True, True) + 3
-        if low <= high and draw(chance(30)):
+        near = draw(st.integers(0, 9)) if low <= high else 0
+        if near < 3:
             # Just above what degrading everything to the floor reaches: every cut is needed.
             high = low + (high - low) // 8
+        elif near < 6:
+            # Just under what hiding everything reaches: a few tokens left to degrade, where a cut
+            # that frees less than it claims (its notice not weighed, its length not reserved) is
+            # the difference between shrinking and not (§4.5); uniform budgets almost never land here.
+            low = max(low, high - 24)
         allowed = max(1, draw(st.integers(low, high)) if low <= high else high)
         got = _fits(messages, system_prompt, allowed, max_tokens)
         if got.error is not None and allowed < high:
             allowed = max(1, high)
             got = _fits(messages, system_prompt, allowed, max_tokens)
         if got.error is None and got.degraded and draw(chance(30)):
-            edge = draw(_edge(messages, system_prompt, max(1, got.new_context_tokens), max_tokens, degraded=True,
-                              just_over=top))
+            edge = _edge(draw, messages, system_prompt, max(1, got.new_context_tokens), max_tokens, degraded=True,
+                              just_over=top)
             if edge != allowed:
                 allowed = edge
                 got = _fits(messages, system_prompt, allowed, max_tokens)
@@ -520,7 +522,6 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
     return coverage.window_for(allowed, max_tokens), max_tokens, False
 
 
-@st.composite
 def _edge(
     draw: st.DrawFn, messages: list[Msg], system_prompt: str, leaves: int, reserve: int, degraded: bool,
     just_over: int | None = None,
@@ -561,7 +562,6 @@ _MADE = ("trunc-1", "cond-1", "trunc-2", "1772456515261")
 _GONE = ("cond-gone", "trunc-gone", "gone", *_MADE)
 
 
-@st.composite
 def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
     """Parent tags that name nothing on some visible messages (a rewind deleted their summary or marker):
     a run of messages sharing one id, the shape a deleted marker or summary leaves, or scattered tags."""
@@ -569,14 +569,14 @@ def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
         start = draw(st.integers(0, len(messages) - 1))
         # A run that reaches the last message: what a marker stored after everything it hid leaves.
         end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
-        tag = draw(st.sampled_from(_TAGS))
-        parent = draw(st.sampled_from(_MADE if draw(chance(50)) else _GONE))
+        tag = draw(pick(_TAGS))
+        parent = draw(pick(_MADE if draw(chance(50)) else _GONE))
         for m in messages[start:end]:
             m[tag] = parent
         return
     chosen = [m for m in messages if draw(chance(30))] or [messages[draw(st.integers(0, len(messages) - 1))]]
     for m in chosen:
-        m[draw(st.sampled_from(_TAGS))] = draw(st.sampled_from(_GONE))
+        m[draw(pick(_TAGS))] = draw(pick(_GONE))
 
 
 def _emit(cells: set[str]) -> None:
@@ -602,40 +602,40 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
     body = _unmarked(drawn)
     used = _ids_in(body)
     system_prompt = draw(_system_prompts())
-    last = draw(_last_turn(regime, degradable, used))
+    last = _last_turn(draw, regime, degradable, used)
     main = max((len(t) for b in last[1]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
                 for _, t in _result_texts(b)), default=0)
     _cap(body, degradable, main)
     # Nothing to hide over-none; over-degrade-only sometimes neither (the single-giant shape, domain §3.7).
     keep_mid = not (regime == "over-none" or (regime == "over-degrade-only" and draw(chance(20))))
-    head, mid = draw(_layout(visible, body, used, keep_mid))
+    head, mid = _layout(draw, visible, body, used, keep_mid)
     extra: list[Msg] = []
     if regime in ("over-hide", "over-degrade-only", "over-stuck") and degradable in ("string", "image") \
             and draw(chance(40)):
-        extra += draw(_floor_pairs(used))
+        extra += _floor_pairs(draw, used)
     filler = {"over-hide": 60, "over-stuck": 50, "over-degrade-only": 30, "over-none": 0}.get(regime, 15)
     if filler and (draw(chance(filler)) or (regime == "over-stuck" and degradable == "none")):
         extra += draw(_filler())
     if visible == "dangling":
-        draw(_dangling([*head, *mid, *extra, *last]))
+        _dangling(draw, [*head, *mid, *extra, *last])
     if visible != "plain" and draw(chance(35)):
         _reuse_hidden_id(head, last)
     if regime == "over-degrade-only" and degradable in ("string", "image") and bool(mid) and draw(chance(25)):
         # An old tool turn with a big result, visible, where the cut hides first: degradation after
         # this call's truncation must not cut what the call itself just hid (§4.5: visible in the result).
-        mid = [*draw(_old_pair(used, main)), *mid]
+        mid = [*_old_pair(draw, used, main), *mid]
     rest = [*mid, *extra, *last]
     if visible in _PARENT_OF:
-        rest = draw(_hidden_in_pair(rest, *_PARENT_OF[visible]))
+        rest = _hidden_in_pair(draw, rest, *_PARENT_OF[visible])
     messages = _restamped([*head, *rest], drawn)
-    window, max_tokens, checked = draw(_budget(regime, messages, system_prompt))
+    window, max_tokens, checked = _budget(draw, regime, messages, system_prompt)
     request = {"messages": messages, "contextWindow": window, "maxTokens": max_tokens, "systemPrompt": system_prompt}
     cell = _cell_of(request, regime if checked else None)
     if regime in ("over-hide", "over-stuck") and not any(coverage.matches(f"recover:{regime}/*/*", c) for c in cell):
         # Not enough to hide or to progress: one more exchange worth hiding, and the budget again.
         at = next(i for i, m in enumerate(rest) if m is last[0])
         messages = _restamped([*head, *rest[:at], *draw(_filler()), *rest[at:]], drawn)
-        window, max_tokens, checked = draw(_budget(regime, messages, system_prompt))
+        window, max_tokens, checked = _budget(draw, regime, messages, system_prompt)
         request = {**request, "messages": messages, "contextWindow": window, "maxTokens": max_tokens}
         cell = _cell_of(request, regime if checked else None)
     _emit(cell)
@@ -682,7 +682,7 @@ def _last_summary(messages: Sequence[Msg]) -> int:
 
 @st.composite
 def _effective(draw: st.DrawFn, cells: tuple[str, ...], base: st.SearchStrategy[list[Msg]]) -> list[Msg]:
-    chosen = [draw(st.sampled_from(cells)).partition(":")[2].split("/") for _ in range(draw(st.integers(3, 8)))]
+    chosen = [draw(pick(cells)).partition(":")[2].split("/") for _ in range(draw(st.integers(3, 8)))]
     draw(GUARD)
     msgs = copy.deepcopy(draw(base))
     parents = {parent for _, parent, _ in chosen}
@@ -790,7 +790,6 @@ def _short_texts() -> st.SearchStrategy[str]:
     return texts(min_size=1, max_size=40, nonblank=True)
 
 
-@st.composite
 def _add_call(draw: st.DrawFn, a: Msg, u: Msg, used: set[str]) -> None:
     """One more call in the turn, its result right after the others."""
     tid = make_unique("toolu_n", used)
@@ -808,7 +807,6 @@ def _rename(blocks: list[Any], old: str, new: str) -> None:
             b["tool_use_id"] = new
 
 
-@st.composite
 def _inject(draw: st.DrawFn, kinds: frozenset[str], a: Msg | None, u: Msg | None, ctx: dict[str, Any]) -> None:
     """Put the §3 defects ``kinds`` into one turn: an assistant message ``a`` and the user message ``u``
     after it (``a`` None: a user message alone; ``u`` None: an assistant message alone)."""
@@ -817,7 +815,7 @@ def _inject(draw: st.DrawFn, kinds: frozenset[str], a: Msg | None, u: Msg | None
     if a is not None and u is not None and kinds & {"lead", "dup-result", "missing", "dup-use"}:
         need = 1 + ("missing" in kinds and bool(kinds & {"lead", "dup-result", "dup-use"}))
         while len(_calls(a)) < need:
-            draw(_add_call(a, u, used))
+            _add_call(draw, a, u, used)
     if "dup-use" in kinds and a is not None:  # §3.5: an id used earlier in the request, or twice here
         calls = _calls(a)
         if calls and earlier and u is not None and draw(chance(70)):
@@ -868,10 +866,9 @@ def _inject(draw: st.DrawFn, kinds: frozenset[str], a: Msg | None, u: Msg | None
             content = _as_list(u)
             content.insert(draw(st.integers(0, len(content))), orphan)
     if "other" in kinds:  # §3.8: a defect normalization passes through
-        draw(_other(a, u, used))
+        _other(draw, a, u, used)
 
 
-@st.composite
 def _other(draw: st.DrawFn, a: Msg | None, u: Msg | None, used: set[str]) -> None:
     where = [m for m in (a, u) if m is not None]
     m = where[draw(st.integers(0, len(where) - 1))]
@@ -879,7 +876,7 @@ def _other(draw: st.DrawFn, a: Msg | None, u: Msg | None, used: set[str]) -> Non
     if variant == 0:
         _as_list(m).append({"type": "text", "text": ""})
     elif variant == 1:
-        _as_list(m).append({"type": "text", "text": draw(st.sampled_from((" ", "\n\n", "\t ")))})
+        _as_list(m).append({"type": "text", "text": draw(pick((" ", "\n\n", "\t ")))})
     elif variant == 2 and a is not None:
         _as_list(a).append({"type": "tool_result", "tool_use_id": make_unique("toolu_misplaced", used), "content": "x"})
     elif variant == 3 and a is not None and _calls(a):
@@ -887,7 +884,7 @@ def _other(draw: st.DrawFn, a: Msg | None, u: Msg | None, used: set[str]) -> Non
         _rename(_as_list(a) + (_as_list(u) if u is not None else []), old, make_unique("toolu_.bad", used))
     elif a is None or not _calls(a):
         if not any(isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result") for b in _as_list(m)):
-            m["content"] = draw(st.sampled_from(("", [])))
+            m["content"] = draw(pick(("", [])))
         else:
             _as_list(m).append({"type": "text", "text": ""})
     else:
@@ -947,7 +944,7 @@ def _normalize(draw: st.DrawFn, cells: tuple[frozenset[str], ...], generic_perce
         else:  # a message alone holds only some defects: the nearest cell it can
             kinds = cells[draw(st.integers(0, len(cells) - 1))] & _ALONE["user" if a is None else "assistant"]
         if kinds:
-            draw(_inject(kinds, a, u, ctx))
+            _inject(draw, kinds, a, u, ctx)
         if a is not None:
             ctx["earlier"].extend(i for i in _calls(a) if isinstance(i, str))
     if draw(chance(20)):
@@ -974,7 +971,7 @@ def _normalize(draw: st.DrawFn, cells: tuple[frozenset[str], ...], generic_perce
         hidden = visibility(msgs)
         for i, m in enumerate(msgs):
             if hidden[i] is None and m.get("isSummary") is not True and draw(chance(25)):
-                m.setdefault(draw(st.sampled_from(_TAGS)), "gone")
+                m.setdefault(draw(pick(_TAGS)), "gone")
     return msgs
 
 

@@ -30,7 +30,7 @@ from ctxmodel.strategies.blocks import (
 )
 from ctxmodel.strategies.ids import ID_STYLES, make_unique, tool_ids
 from ctxmodel.strategies.labels import label, visibility
-from ctxmodel.strategies.text import chance, memo, texts
+from ctxmodel.strategies.text import chance, memo, pick, texts
 
 __all__ = ["SUMMARY_PREFIX", "TS_BASE", "histories", "marker_text", "passthrough_defects", "well_formed_histories"]
 
@@ -151,7 +151,7 @@ def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
     # The turn's perturbations are decided before its calls: Hypothesis shrinks earlier choices
     # first, so a failing example drops a perturbation that does not matter (an extra user message,
     # say) rather than the call-level defect that does (a missing result).
-    user_split = draw(st.sampled_from((1, 2))) if k.consecutive_roles and draw(chance(10)) else 0
+    user_split = draw(pick((1, 2))) if k.consecutive_roles and draw(chance(10)) else 0
     # A turn with no user message: its calls are followed straight by the next assistant message,
     # where normalization must insert a user message (contract §3.3).
     no_user = k.consecutive_roles and draw(chance(12))
@@ -190,7 +190,7 @@ def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
         u_post.append(draw(unknown_blocks("user")))
     orphans: list[tuple[str, int, Block]] = []
     if orphan_flag:
-        kind = draw(st.sampled_from(("two-back", "unknown")))
+        kind = draw(pick(("two-back", "unknown")))
         orphans.append((kind, draw(st.integers(0, 4)),
                         draw(tool_result_blocks("", forms=k.result_forms, is_error=k.is_error, text=k.text))))
     user_string = None
@@ -289,7 +289,6 @@ def _tool_use_index(msgs: Sequence[Msg], upto: int) -> int | None:
     return None
 
 
-@st.composite
 def _condense(draw: st.DrawFn, msgs: list[Msg], k: _Knobs, n: int) -> None:
     """A condense in the v2 shape (domain §3.4): everything before the cut is tagged, the summary follows.
 
@@ -311,7 +310,6 @@ def _condense(draw: st.DrawFn, msgs: list[Msg], k: _Knobs, n: int) -> None:
     msgs.insert(cut, summary)
 
 
-@st.composite
 def _truncate(draw: st.DrawFn, msgs: list[Msg], k: _Knobs, n: int, dangling_ok: bool) -> None:
     """A sliding-window truncation (domain §3.3): tag visible messages, insert one marker.
 
@@ -343,7 +341,6 @@ def _truncate(draw: st.DrawFn, msgs: list[Msg], k: _Knobs, n: int, dangling_ok: 
     msgs.insert(vis[e] if e < len(vis) else len(msgs), marker)
 
 
-@st.composite
 def _defects(draw: st.DrawFn, msgs: list[Msg], which: Sequence[bool]) -> None:
     """Defects normalization passes through for the oracle (contract §3.8), each independently."""
     empty_text, whitespace, empty_message, misplaced, leading = which
@@ -355,9 +352,9 @@ def _defects(draw: st.DrawFn, msgs: list[Msg], which: Sequence[bool]) -> None:
             m["content"] = [{"type": "text", "text": ""}]
     if whitespace:
         m = msgs[draw(st.integers(0, len(msgs) - 1))]
-        m["content"] = [{"type": "text", "text": draw(st.sampled_from((" ", "\n\n", "\t ")))}]
+        m["content"] = [{"type": "text", "text": draw(pick((" ", "\n\n", "\t ")))}]
     if empty_message:
-        msgs[draw(st.integers(0, len(msgs) - 1))]["content"] = draw(st.sampled_from(("", [])))
+        msgs[draw(st.integers(0, len(msgs) - 1))]["content"] = draw(pick(("", [])))
     if misplaced:
         at = draw(st.integers(0, len(msgs) - 1))
         msgs.insert(at + 1, {"role": "assistant", "content": [
@@ -374,7 +371,7 @@ def passthrough_defects(draw: st.DrawFn, msgs: list[Msg], percent: int = 35) -> 
     which = [draw(chance(percent)) for _ in range(5)]
     if not any(which):
         which[draw(st.integers(0, 4))] = True
-    draw(_defects(msgs, which))
+    _defects(draw, msgs, which)
 
 
 def _timestamps(msgs: list[Msg]) -> None:
@@ -404,15 +401,15 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
         msgs.append({"role": "assistant", "content": [{**draw(tool_use_blocks("")), "id": t} for t in ids]})
     for n, on in enumerate(condenses):
         if on and (n == 0 or condenses[0]):
-            draw(_condense(msgs, k, n + 1))
+            _condense(draw, msgs, k, n + 1)
     for n, on in enumerate(truncations):
         if on and (n == 0 or truncations[0]):
-            draw(_truncate(msgs, k, n + 1, k.dangling_parents))
+            _truncate(draw, msgs, k, n + 1, k.dangling_parents)
     if rewound:
         a = draw(st.integers(0, len(msgs) - 1))
         msgs[a].setdefault("condenseParent", "cond-rewound")
     if any(defects):
-        draw(_defects(msgs, defects))
+        _defects(draw, msgs, defects)
     if k.timestamps and draw(chance(50)):
         _timestamps(msgs)
     out = copy.deepcopy(msgs)  # no aliasing between blocks: a mutating target shows up as one change
@@ -508,13 +505,19 @@ class _WfTurn:
 
 
 @memo
+def _result_texts(k: _WfKnobs) -> st.SearchStrategy[str]:
+    """What a well-formed turn's results hold: one strategy object per knobs (see ``memo``)."""
+    if k.big_results:
+        return st.integers(0, 99).flatmap(lambda n: texts(min_size=2000, max_size=20_000) if n >= 94 else k.text)
+    return texts(nonblank=True)
+
+
+@memo
 @st.composite
 def _wf_turn(draw: st.DrawFn, k: _WfKnobs) -> _WfTurn:
     keep = draw(_KEEP)
     n_calls = draw(st.integers(0, k.max_calls))
-    body = texts(nonblank=True)
-    if k.big_results:
-        body = st.integers(0, 99).flatmap(lambda n: texts(min_size=2000, max_size=20_000) if n >= 94 else k.text)
+    body = _result_texts(k)
     calls = []
     for _ in range(n_calls):
         raw_id = draw(tool_ids(styles=k.id_styles, bad=False))

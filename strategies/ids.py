@@ -10,7 +10,7 @@ import re
 
 from hypothesis import strategies as st
 
-from ctxmodel.strategies.text import chance, memo
+from ctxmodel.strategies.text import chance, memo, pick
 
 __all__ = ["BAD_ID_CHARS", "ID_ALPHABET", "ID_PREFIXES", "ID_STYLES", "id_style", "make_unique", "tool_ids"]
 
@@ -56,14 +56,14 @@ def tool_ids(
     max_suffix: int = 24,
 ) -> str:
     """One id. Real suffixes are ~24 base62 characters; shrinking keeps one (``toolu_a``)."""
-    style = draw(st.sampled_from(styles))
+    style = draw(pick(styles))
     # One integer draw, spelled in base 62: cheap to generate, and it shrinks to 0, spelled "a".
     suffix = _base62(draw(st.integers(0, len(ID_ALPHABET) ** max_suffix - 1)))
     tool_id = ID_PREFIXES[style] + suffix
     if bad and draw(chance(bad_percent)):
         if draw(chance(25)):
-            return draw(st.sampled_from(_FIELD_BAD_IDS))
-        char = draw(st.sampled_from(BAD_ID_CHARS))
+            return draw(pick(_FIELD_BAD_IDS))
+        char = draw(pick(BAD_ID_CHARS))
         where = draw(st.integers(0, len(suffix)))
         cut = len(ID_PREFIXES[style]) + where
         tool_id = tool_id[:cut] + char + tool_id[cut:]

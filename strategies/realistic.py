@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, marker_text
 from ctxmodel.strategies.ids import ID_ALPHABET, ID_PREFIXES
 from ctxmodel.strategies.labels import label
-from ctxmodel.strategies.text import filler
+from ctxmodel.strategies.text import filler, pick
 
 __all__ = ["realistic_histories"]
 
@@ -45,7 +45,7 @@ def _realistic(draw: st.DrawFn, min_messages: int, max_messages: int, id_style: 
     measured distribution, and hundreds of turns would spend its choice budget.
     """
     n_messages = draw(st.integers(min_messages, max_messages))
-    style = id_style or draw(st.sampled_from(("call_00", "toolu", "call", "tooluse", "toolu_vrtx")))
+    style = id_style or draw(pick(("call_00", "toolu", "call", "tooluse", "toolu_vrtx")))
     prefix = ID_PREFIXES[style]
     rng = random.Random(draw(_SEED))
     msgs: list[Msg] = [{"role": "user", "content": [

@@ -30,7 +30,7 @@ from ctxmodel.strategies.cells import cell_requests
 from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
 from ctxmodel.strategies.ids import make_unique
 from ctxmodel.strategies.labels import PAIRING_TARGET, safe_target, visibility
-from ctxmodel.strategies.text import chance, giant_texts, texts
+from ctxmodel.strategies.text import chance, giant_texts, pick, texts
 from ctxmodel.tokens import get_counter, request_tokens
 
 __all__ = [
@@ -418,7 +418,7 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
     safe_target(0.0, PAIRING_TARGET)
     messages = draw(history)
     drawn = messages
-    case = draw(st.sampled_from(cases))
+    case = draw(pick(cases))
     shape = draw(_shape(case)) if shapes else None
     system_prompt = draw(st.one_of(st.just(""), texts(max_size=80),
                                    texts(min_size=500, max_size=5000)))
@@ -427,7 +427,7 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
     elif nonpositive_max_tokens and draw(chance(15)):
         max_tokens = draw(st.integers(-10, 0))
     else:
-        max_tokens = draw(st.sampled_from((4096, 8192, 16384, 64000, 1, 100)))
+        max_tokens = draw(pick((4096, 8192, 16384, 64000, 1, 100)))
     reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
     degrade_floor: int | None = None
     kept_count = 0

@@ -26,6 +26,7 @@ __all__ = [
     "filler",
     "giant_texts",
     "memo",
+    "pick",
     "sizes",
     "texts",
 ]
@@ -84,6 +85,17 @@ def memo(factory: Callable[P, S]) -> Callable[P, S]:
     return wrapper
 
 
+T = TypeVar("T")
+
+
+@memo
+def pick(options: Sequence[T]) -> st.SearchStrategy[T]:
+    """``st.sampled_from(options)``, one strategy object per tuple of options (see ``memo``): Hypothesis
+    does not cache ``sampled_from``, and a new one costs a validation and a label on its first draw.
+    The draws are the same: one index per pick."""
+    return st.sampled_from(options)
+
+
 @memo
 def chance(percent: int) -> st.SearchStrategy[bool]:
     """True about ``percent``% of the time; shrinks to False (so shrinking switches perturbations off)."""
@@ -114,11 +126,11 @@ def _unit(draw: st.DrawFn, kind: str) -> tuple[str, str]:
     if kind == "unicode":
         return draw(st.text(_unicode_chars, min_size=1, max_size=8)), ""
     if kind == "emoji":
-        parts = draw(st.lists(st.sampled_from(EMOJI), min_size=1, max_size=4))
-        return "".join(parts), draw(st.sampled_from(("", " ")))
+        parts = draw(st.lists(pick(EMOJI), min_size=1, max_size=4))
+        return "".join(parts), draw(pick(("", " ")))
     if kind == "nospace":
         return draw(st.text(_NOSPACE_ALPHABET, min_size=1, max_size=8)), ""
-    return draw(st.sampled_from(_ONE_CHARS)), ""
+    return draw(pick(_ONE_CHARS)), ""
 
 
 def texts(
@@ -145,13 +157,13 @@ def texts(
 @memo
 @st.composite
 def _texts(draw: st.DrawFn, min_size: int, max_size: int, kinds: tuple[str, ...], nonblank: bool) -> str:
-    kind = draw(st.sampled_from(kinds))
+    kind = draw(pick(kinds))
     length = draw(st.integers(min_size, max_size))
     if kind in ("prose", "code"):
         out = filler(draw(_SEEDS), length, kind)
     elif kind == "special":
         # A special-token string inside prose, at a drawn place (contract §5: counted as text).
-        token = draw(st.sampled_from(SPECIAL_TOKENS))
+        token = draw(pick(SPECIAL_TOKENS))
         out = _cycle(token + " " + filler(draw(_SEEDS), 24), length)
     else:
         unit, sep = draw(_unit(kind))

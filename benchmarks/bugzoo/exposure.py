@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +23,7 @@ if str(ROOT) not in sys.path:
 def main(argv: list[str] | None = None) -> int:
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
-    from ctxmodel import gate
+    from ctxmodel import coverage, gate
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import get
     from ctxmodel.targets import open_target
@@ -32,12 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("variant", help="a zoo module name, or a full target spec (python:..., exec:...)")
     parser.add_argument("-n", type=int, default=300, help="inputs drawn")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cells", action="store_true",
+                        help="also count the input-partition cells of the exposing inputs (ctxmodel.coverage)")
     args = parser.parse_args(argv)
     spec = args.variant if ":" in args.variant else f"python:benchmarks.bugzoo.{args.variant}"
     prop = get(args.property)
     target = open_target(spec, in_process=True)
     policies = resolve(target.description.policies)
     drawn = exposed = 0
+    cells: Counter[str] = Counter()
 
     @seed(args.seed)
     @settings(max_examples=args.n, database=None, deadline=None, phases=[Phase.generate],
@@ -47,12 +51,17 @@ def main(argv: list[str] | None = None) -> int:
         nonlocal drawn, exposed
         drawn += 1
         verdict = gate.judge(prop, target, dict(params), policies=policies, tokenizer=target.description.tokenizer)
-        exposed += any(f.severity == "fail" for f in verdict.findings)
+        hit = any(f.severity == "fail" for f in verdict.findings)
+        exposed += hit
+        if hit and args.cells:
+            cells.update(coverage.cells_of(prop.op, dict(params)))
 
     probe()
     share = exposed / max(drawn, 1)
     print(f"{spec} on {prop.id}: {exposed}/{drawn} inputs expose it; "
           f"a 60-example run detects it about {100 * (1 - (1 - share) ** 60):.0f}% of the time")
+    for cell, n in cells.most_common():
+        print(f"  {n:4d}  {cell}")
     return 0
 
 
