@@ -207,7 +207,7 @@ def _fill(draw: st.DrawFn, pattern: str) -> tuple[str, str, str]:
     parts = pattern.partition(":")[2].split("/")
     regime = parts[0]
     visible = parts[1] if len(parts) > 1 and parts[1] != "*" else draw(pick(coverage.VISIBLE))
-    options = [d for d in coverage.DEGRADABLE if f"recover:{regime}/{visible}/{d}" not in coverage.IMPOSSIBLE]
+    options = tuple(d for d in coverage.DEGRADABLE if f"recover:{regime}/{visible}/{d}" not in coverage.IMPOSSIBLE)
     given = parts[2] if len(parts) > 2 else "*"
     degradable = given if given != "*" else draw(pick(options))
     return regime, visible, degradable

@@ -172,7 +172,7 @@ def _turn(draw: st.DrawFn, k: _Knobs) -> _Turn:
     n_results = sum(1 + (c.dup_result is not None) for c in calls if c.has_result)
     perm = list(range(n_results))
     if reorder_flag and n_results >= 2:
-        perm = draw(st.permutations(perm))
+        perm = draw(_permutations(n_results))
     inserts: list[tuple[int, Block]] = []
     if interleave_flag and calls:
         for _ in range(draw(st.integers(1, 2))):
@@ -379,6 +379,7 @@ def _timestamps(msgs: list[Msg]) -> None:
         m["ts"] = TS_BASE + 1000 * i
 
 
+@memo
 @st.composite
 def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
     # Whole-history overlays are decided first: Hypothesis shrinks earlier choices first, so a
@@ -505,6 +506,11 @@ class _WfTurn:
 
 
 @memo
+def _permutations(n: int) -> st.SearchStrategy[list[int]]:
+    return st.permutations(range(n))
+
+
+@memo
 def _result_texts(k: _WfKnobs) -> st.SearchStrategy[str]:
     """What a well-formed turn's results hold: one strategy object per knobs (see ``memo``)."""
     if k.big_results:
@@ -547,6 +553,7 @@ def _is_assistant(m: Msg) -> bool:
     return m.get("role") == "assistant"
 
 
+@memo
 @st.composite
 def _wf_histories(draw: st.DrawFn, k: _WfKnobs) -> list[Msg]:
     first: Msg
