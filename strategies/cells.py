@@ -308,8 +308,12 @@ def _hidden_in_pair(draw: st.DrawFn, mid: list[Msg], tag: str, parent: str) -> l
     the user message holding its results: where the stored order (a merge by ``ts``, domain §1.3)
     may put one. The stored neighbour of the call is then not the visible one (contract §2, §4.3)."""
     pairs = [j for j in range(len(mid) - 1) if _holds_results_of(mid[j], mid[j + 1])]
-    if not pairs or not draw(chance(25)):
+    if not pairs or not draw(chance(35)):
         return mid
+    # A pair before the last turn where there is one: a cut may end there, never in the last turn (§4.3).
+    cuttable = [j for j in pairs if j + 2 < len(mid) - 1]
+    if cuttable and draw(chance(75)) is True:
+        pairs = cuttable
     j = pairs[draw(st.integers(0, len(pairs) - 1))]
     role = draw(pick(("user", "assistant")))
     note = {"role": role, "content": draw(texts(min_size=1, max_size=300, kinds=("prose",), nonblank=True)),
@@ -350,7 +354,7 @@ def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
         return draw(texts(min_size=201, max_size=260, kinds=prose))
     if regime in coverage.COLLAPSED:
         return draw(texts(min_size=201, max_size=1500, kinds=prose))  # nothing is to be degraded here
-    if draw(chance(25)):
+    if draw(chance(40)):
         return draw(cheap_tail_texts())
     return draw(giant_texts())
 
@@ -442,6 +446,35 @@ def _reach(messages: Sequence[Msg], system_prompt: str, marker: bool, floor: boo
     return coverage.request_count(keep, system_prompt)
 
 
+def _pair_boundary(draw: st.DrawFn, messages: Sequence[Msg], system_prompt: str, reserve: int) -> int | None:
+    """A budget at which the smallest cut would end between a visible call and its results: what is
+    left when the visible messages from the second up to the ``tool_use`` message are hidden (the new
+    marker counted). A cut must not stop there (§4.4), so the pairing check decides exactly at these
+    budgets, and a check that reads the wrong neighbour (the stored one, not the visible one) is
+    caught only there. ``None`` when there is no such boundary or the reference does not recover
+    there by hiding alone (the regime would change)."""
+    hidden = visibility(messages)
+    at = [i for i, h in enumerate(hidden) if h is None]
+    vis = [messages[i] for i in at]
+    ends = [j for j in range(1, len(vis) - 3) if _holds_results_of(vis[j], vis[j + 1])]
+    # Where a hidden message is stored between the call and its results, first (the visible
+    # neighbour is not the stored one there, §2).
+    apart = [j for j in ends if at[j + 1] != at[j] + 1]
+    if apart and draw(chance(70)) is True:
+        ends = apart
+    if not ends:
+        return None
+    j = ends[draw(st.integers(0, len(ends) - 1))]
+    keep = [vis[0], *(m for m in vis[1 : j + 1] if m.get("isTruncationMarker") is True), *vis[j + 1 :]]
+    keep = [{k: v for k, v in m.items() if k not in _TAGS} for m in keep]
+    keep.insert(1, _marker("trunc-new", j))
+    budget = coverage.request_count(keep, system_prompt)
+    if budget < 1:
+        return None
+    got = _fits(messages, system_prompt, budget, reserve)
+    return budget if got.error is None and not got.degraded else None
+
+
 def _fits(messages: Sequence[Msg], system_prompt: str, allowed: int, reserve: int) -> Any:
     return coverage.reference_recover(messages, coverage.window_for(allowed, reserve), reserve, system_prompt)
 
@@ -478,8 +511,12 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             low = min(top, max(1, got.new_context_tokens))
             allowed = draw(st.integers(low, top))
             deeper = max(1, count // 4)
-            if draw(chance(45)):
+            way = draw(st.integers(0, 99))
+            if way < 30:
                 allowed = _edge(draw, messages, system_prompt, low, max_tokens, degraded=False, just_over=top)
+            elif way < 60:
+                at = _pair_boundary(draw, messages, system_prompt, max_tokens)
+                allowed = allowed if at is None else at
             elif draw(chance(40)) and deeper < low:
                 trial = draw(st.integers(deeper, low - 1))
                 again = _fits(messages, system_prompt, trial, max_tokens)
