@@ -354,7 +354,7 @@ def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
         return draw(texts(min_size=201, max_size=260, kinds=prose))
     if regime in coverage.COLLAPSED:
         return draw(texts(min_size=201, max_size=1500, kinds=prose))  # nothing is to be degraded here
-    if draw(chance(40)):
+    if draw(chance(40 if regime == "over-degrade-only" else 25)):
         return draw(cheap_tail_texts())
     return draw(giant_texts())
 
