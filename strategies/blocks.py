@@ -54,7 +54,7 @@ _MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 @memo
 def tool_names() -> st.SearchStrategy[str]:
     return pick(("read_file", "execute_command", "write_to_file", "apply_diff", "search_files",
-                            "list_files", "attempt_completion", "ask_followup_question"))
+                 "list_files", "attempt_completion", "ask_followup_question"))
 
 
 _scalars = st.one_of(

@@ -430,15 +430,26 @@ def _floor_pairs(draw: st.DrawFn, used: set[str]) -> list[Msg]:
     return out
 
 
+def _visible(messages: Sequence[Msg]) -> list[Msg]:
+    return [m for m, h in zip(messages, visibility(messages), strict=True) if h is None]
+
+
+def _untagged(m: Msg) -> Msg:
+    return {k: v for k, v in m.items() if k not in _TAGS}
+
+
+def _after_cut(vis: Sequence[Msg], j: int) -> list[Msg]:
+    """What a cut hiding visible positions ``1..j`` leaves, untagged: the first message, the earlier
+    markers among the hidden ones (they stay, §4.3), then the rest; the new marker is the caller's."""
+    kept = [vis[0], *(m for m in vis[1 : j + 1] if m.get("isTruncationMarker") is True), *vis[j + 1 :]]
+    return [_untagged(m) for m in kept]
+
+
 def _reach(messages: Sequence[Msg], system_prompt: str, marker: bool, floor: bool) -> int:
     """A lower bound of what any cut (and, with ``floor``, any degradation to the floor) leaves: the
     first visible message, the markers, the last turn, with or without the new marker (§4.3, §4.5)."""
-    hidden = visibility(messages)
-    vis = [m for m, h in zip(messages, hidden, strict=True) if h is None]
-    keep = [vis[0], *(m for m in vis[1:-2] if m.get("isTruncationMarker") is True), *vis[-2:]]
-    if len(vis) < 3:
-        keep = vis
-    keep = [{k: v for k, v in m.items() if k not in _TAGS} for m in keep]
+    vis = _visible(messages)
+    keep = _after_cut(vis, len(vis) - 3) if len(vis) >= 3 else [_untagged(m) for m in vis]
     if marker:
         keep.insert(1, _marker("trunc-new", 1))
     if floor:
@@ -465,8 +476,7 @@ def _pair_boundary(draw: st.DrawFn, messages: Sequence[Msg], system_prompt: str,
     if not ends:
         return None
     j = ends[draw(st.integers(0, len(ends) - 1))]
-    keep = [vis[0], *(m for m in vis[1 : j + 1] if m.get("isTruncationMarker") is True), *vis[j + 1 :]]
-    keep = [{k: v for k, v in m.items() if k not in _TAGS} for m in keep]
+    keep = _after_cut(vis, j)
     keep.insert(1, _marker("trunc-new", j))
     budget = coverage.request_count(keep, system_prompt)
     if budget < 1:
@@ -542,7 +552,7 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             got = _fits(messages, system_prompt, allowed, max_tokens)
         if got.error is None and got.degraded and draw(chance(30)):
             edge = _edge(draw, messages, system_prompt, max(1, got.new_context_tokens), max_tokens, degraded=True,
-                              just_over=top)
+                         just_over=top)
             if edge != allowed:
                 allowed = edge
                 got = _fits(messages, system_prompt, allowed, max_tokens)

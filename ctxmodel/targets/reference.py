@@ -129,7 +129,7 @@ def op_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
 
 
 _OPS: dict[str, Op] = {
-    "describe": lambda params, counter: describe(params, counter),
+    "describe": describe,
     "normalize": op_normalize,
     "effective": op_effective,
     "request": op_request,
