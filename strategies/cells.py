@@ -34,7 +34,7 @@ from hypothesis.control import current_build_context, currently_in_test_context
 from hypothesis.errors import InvalidArgument
 
 from ctxmodel import coverage
-from ctxmodel.strategies.blocks import block_extras, image_blocks, tool_names
+from ctxmodel.strategies.blocks import block_extras, image_blocks, tool_names, tool_result_blocks
 from ctxmodel.strategies.histories import (
     SUMMARY_PREFIX,
     TS_BASE,
@@ -268,13 +268,16 @@ def _layout(
     if visible == "legacy":
         return [first, _marker("trunc-t", len(run), "assistant"), *run], mid
     marker = _marker("trunc-t", len(run))
-    if draw(chance(20)):
+    pairs = [j for j in range(len(mid) - 1) if _holds_results_of(mid[j], mid[j + 1])]
+    # Where the marker is stored, one of three drawn alike: before the last summary, between a call
+    # and its results, or right before the visible rest (the plain case).
+    where = draw(st.integers(0, 2 if pairs else 1))
+    if where == 1:
         # A marker stored before the last summary, hiding messages after it (a merge by ts reorders
         # such pairs, domain §1.3): the marker exists, so they are hidden (contract §2), though a
         # slice from the summary does not hold it.
         return [{**first, "condenseParent": "cond-c"}, marker, _summary("cond-c"), *run], mid
-    pairs = [j for j in range(len(mid) - 1) if _holds_results_of(mid[j], mid[j + 1])]
-    if len(pairs) > 0 and draw(chance(25)):
+    if where == 2:
         # An old marker between a tool_use and its results (a new cut must not split the pair, §4.3/§4.4).
         j = pairs[draw(st.integers(0, len(pairs) - 1))]
         return [first, *run], [*mid[: j + 1], marker, *mid[j + 1 :]]
@@ -613,9 +616,21 @@ def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
     """Parent tags that name nothing on some visible messages (a rewind deleted their summary or marker):
     a run of messages sharing one id, the shape a deleted marker or summary leaves, or scattered tags."""
     if len(messages) > 1 and draw(chance(50)):
-        start = draw(st.integers(0, len(messages) - 1))
-        # A run that reaches the last message: what a marker stored after everything it hid leaves.
-        end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
+        edges = _pair_edges(messages)
+        if len(edges) > 0 and draw(chance(50)):
+            # A run with an edge between a call and its results: the pair is half tagged, half not,
+            # and what a cut may hide around it depends on reading the dangling half as visible (§2,
+            # §4.4). An edge in the older half, where a cut (oldest first, §4.3) reaches.
+            edge = edges[draw(st.integers(0, (len(edges) - 1) // 2))]
+            if draw(st.booleans()):
+                start = edge
+                end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
+            else:
+                start, end = draw(st.integers(0, edge - 1)), edge
+        else:
+            start = draw(st.integers(0, len(messages) - 1))
+            # A run that reaches the last message: what a marker stored after everything it hid leaves.
+            end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
         tag = draw(pick(_TAGS))
         parent = draw(pick(_MADE if draw(chance(50)) else _GONE))
         for m in messages[start:end]:
@@ -624,6 +639,13 @@ def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
     chosen = [m for m in messages if draw(chance(30))] or [messages[draw(st.integers(0, len(messages) - 1))]]
     for m in chosen:
         m[draw(pick(_TAGS))] = draw(pick(_GONE))
+
+
+def _pair_edges(messages: Sequence[Msg]) -> list[int]:
+    """Indices whose message follows one holding a ``tool_use``: where its results belong."""
+    return [i for i in range(1, len(messages))
+            if isinstance(messages[i - 1].get("content"), list)
+            and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in messages[i - 1]["content"])]
 
 
 def _emit(cells: set[str]) -> None:
@@ -906,7 +928,9 @@ def _inject(draw: st.DrawFn, kinds: frozenset[str], a: Msg | None, u: Msg | None
             oid = pool[draw(st.integers(0, len(pool) - 1))]
         else:
             oid = make_unique("toolu_gone", used)
-        orphan = {"type": "tool_result", "tool_use_id": oid, "content": draw(texts(max_size=40))}
+        # Any content a result may hold (string, text items, an image, none): what §3.4 keeps of an
+        # orphan depends on the form, so a to_text that handles strings only must meet the others.
+        orphan = draw(tool_result_blocks(oid, text=texts(max_size=40)))
         if not taken and draw(chance(35)):
             u["content"] = [orphan]  # nothing but orphans: the message normalization empties (§3.6)
         else:

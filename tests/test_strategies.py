@@ -332,3 +332,60 @@ def test_reserve_gap_lies_between_the_two_budgets() -> None:
 def test_find_reaches_recovery_shape(shape: str) -> None:
     found = find(recovery_requests(), lambda r: shape in recovery_shapes(r), settings=REACH)
     assert shape in recovery_shapes(found)
+
+
+def test_piece_runs_span_piece_lengths_without_whitespace() -> None:
+    from ctxmodel.strategies.text import piece_runs
+
+    lengths: collections.Counter[str] = collections.Counter()
+
+    def each(text: str) -> None:
+        assert len(text) >= 5000 and not any(c.isspace() for c in text)
+        runs = [len(m.group()) for m in __import__("re").finditer(r"(.)\1*", text)]
+        lengths["short"] += any(n < 64 for n in runs)
+        lengths["medium"] += any(1024 <= n < 4096 for n in runs)
+        lengths["long"] += any(n >= 4096 for n in runs)
+
+    _generate(piece_runs(5000), 40, each)
+    assert all(lengths[k] > 0 for k in ("short", "medium", "long")), dict(lengths)
+
+
+def test_normalize_cells_draw_orphans_of_every_content_form() -> None:
+    from ctxmodel.strategies.cells import normalize_histories
+
+    forms: collections.Counter[str] = collections.Counter()
+
+    def each(history: list[Msg]) -> None:
+        calls = {b["id"] for m in history if isinstance(m.get("content"), list)
+                 for b in m["content"] if b.get("type") == "tool_use"}
+        for m in history:
+            for b in m["content"] if isinstance(m.get("content"), list) else []:
+                if b.get("type") == "tool_result" and b["tool_use_id"] not in calls:
+                    content = b.get("content")
+                    forms["string" if isinstance(content, str) else "list" if isinstance(content, list) else "absent"] += 1
+
+    _generate(normalize_histories(cells=["normalize:orphan"], generic_percent=0), 80, each)
+    assert all(forms[k] > 0 for k in ("string", "list", "absent")), dict(forms)
+
+
+def test_dangling_runs_sometimes_split_a_call_from_its_results() -> None:
+    from ctxmodel.strategies import recovery_requests
+
+    split = [0]
+
+    def each(request: dict[str, Any]) -> None:
+        msgs = request["messages"]
+        for i in range(1, len(msgs)):
+            before, here = msgs[i - 1], msgs[i]
+            if isinstance(before.get("content"), list) and any(
+                    b.get("type") == "tool_use" for b in before["content"]):
+                tags = [m.get("truncationParent") or m.get("condenseParent") for m in (before, here)]
+                split[0] += sum(t is not None and t not in _parents(msgs) for t in tags) == 1
+
+    _generate(recovery_requests(cells=("recover:over-hide/dangling/*",)), 60, each)
+    assert split[0] > 5
+
+
+def _parents(msgs: list[Msg]) -> set[str]:
+    return {m.get("condenseId") for m in msgs if m.get("isSummary")} | {
+        m.get("truncationId") for m in msgs if m.get("isTruncationMarker")}

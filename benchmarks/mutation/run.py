@@ -3,6 +3,7 @@
     python benchmarks/mutation/run.py                 # a seeded sample of 100 mutants (about 20 min on 2 cores)
     python benchmarks/mutation/run.py --all           # every mutant of the three modules (hours)
     python benchmarks/mutation/run.py --sample 12 --no-matrix   # a smoke run
+    python benchmarks/mutation/run.py --properties-only --no-matrix --mutants NAME...   # named mutants only
     python benchmarks/mutation/run.py --sample 200 --properties-only --no-matrix   # the properties alone (20 min)
 
 Steps, in a scratch directory (``--workdir``) so the project's pyproject.toml and tests/ stay out of it:
@@ -169,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--properties-only", action="store_true",
                         help="the properties alone decide a kill (the reference's unit tests are left out)")
     parser.add_argument("--all", action="store_true", help="every mutant")
+    parser.add_argument("--mutants", nargs="+", default=None, metavar="NAME",
+                        help="these mutants only (as mutmut names them): re-judge survivors after a change")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--examples", type=int, default=25, help="examples per property and mutant")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
@@ -195,7 +198,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mutation: mutmut generated no mutants or no stats; see {log}", file=sys.stderr)
         return 2
     names = sorted(everything)
-    chosen = names if args.all else stratified(names, min(args.sample, len(names)), args.seed)
+    if args.mutants:
+        unknown = sorted(set(args.mutants) - set(names))
+        if unknown:
+            print(f"mutation: no such mutant: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        chosen = sorted(set(args.mutants))
+    else:
+        chosen = names if args.all else stratified(names, min(args.sample, len(names)), args.seed)
     per_module = Counter(module_of(n) for n in chosen)
     print(f"mutation: {len(names)} mutants in {', '.join(MODULES)}; running {len(chosen)} "
           f"({', '.join(f'{m} {per_module[m]}' for m in MODULES)})", flush=True)
