@@ -251,16 +251,19 @@ RECOVER_PLANS: dict[str, Plan] = {
         (*_by_visible("over-hide"), _p("over-degrade-only"), _p("over-stuck"), _p("over-none"), _p("reserve-gap")),
     ),
     "recover.no-new-pairing-violations": Plan(_by_visible("over-hide") + _by_visible("over-degrade-only")),
-    # §4.5: where degradation is needed (by what is visible: hidden results are never cut) or could
-    # only fail (by what can be degraded: a notice that grows a text just above the floor).
+    # §4.5: where degradation is needed, where a target may degrade rather than hide (the order is
+    # its own, domain §8.6: a target that degrades first does it where the reference hides), or where
+    # it could only fail. degrade-only-text reads what is visible (hidden results are never cut),
+    # degraded-shrink what can be degraded (a notice that grows a text just above the floor).
     "recover.degrade-only-text": Plan(
-        _by_visible("over-degrade-only") + _by_degradable("over-stuck") + (_p("over-none"),),
-        also=_by_degradable("over-degrade-only"),
+        _by_visible("over-degrade-only") + tuple(_p("over-hide", v) for v in VISIBLE if v != "plain")
+        + (_p("over-stuck"), _p("over-none")),
+        also=_by_degradable("over-degrade-only") + _by_degradable("over-stuck"),
     ),
     "recover.degraded-shrink": Plan(
-        _by_visible("over-degrade-only") + _by_degradable("over-stuck")
-        + (_p("over-none", "*", "dense"), _p("over-none")),
-        also=_by_degradable("over-degrade-only"),
+        _by_degradable("over-degrade-only") + tuple(_p("over-hide", "*", d) for d in DEGRADABLE if d != "none")
+        + _by_degradable("over-stuck") + (_p("over-none", "*", "dense"),),
+        also=_by_visible("over-degrade-only"),
     ),
     # §4.6: where no progress is possible (a recount that miscounts what is visible "progresses"),
     # where progress cannot reach the budget, and the reserve gap.

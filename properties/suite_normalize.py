@@ -1,7 +1,8 @@
 """Properties of ``normalize`` (contract §3, rules 1-7 and the declared policies).
 
-Judged on ``histories()``: stored histories with every broken shape of the field, because
-normalization exists to repair them. Rule 8 says other defects pass through, so nothing here asks a
+Judged on ``normalize_histories()``: stored histories whose turns hold the §3 defects alone and in
+pairs, and a share of ``histories()`` with every broken shape of the field, because normalization
+exists to repair them. Rule 8 says other defects pass through, so nothing here asks a
 target to repair anything but pairing, and nothing here asks for the reference's own choices (which
 duplicate is kept, result order unless declared, the synthetic text, the ``Tool result:``
 serialization of list content, whether an emptied message is removed or kept holding synthetic

@@ -213,6 +213,7 @@ def test_cell_requests_refuse_unknown_patterns_and_mixed_knobs() -> None:
 REACH = [
     ("recover.degrade-only-text", "recover:over-degrade-only/condensed/*"),  # degrading hidden results
     ("recover.degraded-shrink", "recover:over-degrade-only/*/dense"),  # the notice just above the floor
+    ("recover.degraded-shrink", "recover:over-hide/*/string"),  # a target that degrades before it hides
     ("recover.fits-or-converges", "recover:over-stuck/*/*"),  # success over budget where none fits
     ("recover.progress-or-error", "recover:over-none/dangling/*"),
     ("recover.within-budget-unchanged", "recover:at-allowed/condensed"),

@@ -362,7 +362,8 @@ def test_normalize_cells_draw_orphans_of_every_content_form() -> None:
             for b in m["content"] if isinstance(m.get("content"), list) else []:
                 if b.get("type") == "tool_result" and b["tool_use_id"] not in calls:
                     content = b.get("content")
-                    forms["string" if isinstance(content, str) else "list" if isinstance(content, list) else "absent"] += 1
+                    form = "string" if isinstance(content, str) else "list" if isinstance(content, list) else "absent"
+                    forms[form] += 1
 
     _generate(normalize_histories(cells=["normalize:orphan"], generic_percent=0), 80, each)
     assert all(forms[k] > 0 for k in ("string", "list", "absent")), dict(forms)

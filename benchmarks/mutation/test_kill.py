@@ -93,10 +93,11 @@ def _counters_built_under_mutant() -> Iterator[None]:
 class MutantTarget:
     """The reference as a target, the mutant switched on only inside its calls.
 
-    mutmut's trampolines read ``MUTANT_UNDER_TEST`` on every call, and the properties use the
-    reference's own code as their yardstick (``effective`` for the recount, ``recover`` to tell
-    "gave up where recovery was possible"). With the mutant on everywhere the yardstick would move
-    with the target; here only the target is mutated, and the harness judging it is not.
+    mutmut's trampolines read ``MUTANT_UNDER_TEST`` on every call, and the harness shares code with
+    the reference: the counter is the contract's yardstick (§5), and one warning asks the reference
+    whether recovery was possible (``recover.gives-up-where-possible``). With the mutant on everywhere
+    the yardstick would move with the target; here only the target is mutated, and the harness judging
+    it is not.
     """
 
     def __init__(self, mutant: str, tokenizer: str | dict[str, Any] = "zoo") -> None:
