@@ -992,14 +992,13 @@ _MAX_TURNS = 10
 @st.composite
 def _normalize(draw: st.DrawFn, cells: tuple[frozenset[str], ...], generic_percent: int) -> list[Msg]:
     # The first tool turn's cell is drawn without replacement in half the examples (as a recover
-    # request's pattern is, ``_cell_request``), the next two turns take the cells before it; the other
-    # turns' are drawn at random. Before, not after: when the shrinker lowers ``first``, a cell in
-    # the second or third turn moves to the turn before it, and the turns after it can then go.
+    # request's pattern is, ``_cell_request``), the next two turns take the cells after it; the other
+    # turns' are drawn at random.
     once, first = draw(_first_choices(2, len(cells)))
     draw(ONCE if once == 0 else GUARD)
     if once == 1 and draw(chance(min(100, 2 * generic_percent))):
         return copy.deepcopy(draw(histories()))  # only among the random half: the other half is stratified
-    wanted = [*((first - k) % len(cells) for k in range(3)),
+    wanted = [*((first + k) % len(cells) for k in range(3)),
               *(draw(st.integers(0, len(cells) - 1)) for _ in range(_MAX_TURNS - 3))]
     msgs = copy.deepcopy(draw(_clean_histories()))
     used = _ids_in(msgs)
