@@ -43,7 +43,6 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 
     from ctxmodel.strategies import histories, texts
     from ctxmodel.strategies.blocks import image_blocks, serialization_inputs
-    from ctxmodel.strategies.text import piece_runs
 
     big = texts(max_size=3000).map(lambda t: [{"role": "user", "content": t}])
     # Top-level images with and without inline data (ceil(sqrt(len(data))) versus 300, §5): drawn
@@ -67,14 +66,11 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     # into chunks at safe places, and runs with no place to cut (a base64 blob, padding, a minified
     # file: domain §4.6), after a little prose: their pieces are long enough that a counter must take
     # another path to stay fast. Small beside count.pathological-answers' 1 MB, which only has to answer.
-    # The third: no whitespace either, but runs of one character of every length, so the pieces a
-    # tokenizer meets range from one character to thousands.
     runs = st.one_of(
         texts(min_size=66_000, max_size=90_000, kinds=("prose", "code")),
         st.tuples(texts(max_size=200), texts(min_size=66_000, max_size=90_000, kinds=("onechar", "nospace"))).map(
             " ".join
         ),
-        st.tuples(texts(max_size=200), piece_runs(66_000)).map(" ".join),
     ).map(lambda t: [{"role": "user", "content": t}])
     messages = st.one_of(histories(), big, pictures, calls, runs)
     system = st.one_of(st.none(), texts(), texts(max_size=2000))

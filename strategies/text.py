@@ -27,7 +27,6 @@ __all__ = [
     "giant_texts",
     "memo",
     "pick",
-    "piece_runs",
     "sizes",
     "texts",
 ]
@@ -267,30 +266,3 @@ def giant_texts(draw: st.DrawFn) -> str:
     dense = draw(dense_texts(400, 2500))
     return prose + dense if order < 88 else dense + prose
 
-
-#: One character per class the tokenizer's pre-split tells apart (lower and upper case letters,
-#: punctuation, a multi-byte letter, CJK): consecutive runs of different classes stay separate pieces.
-_RUN_CHARS = "aZ=-_.é中"
-
-
-@memo
-@st.composite
-def piece_runs(draw: st.DrawFn, min_size: int) -> str:
-    """At least ``min_size`` characters without whitespace, as runs of one character of any length.
-
-    The pre-split makes each run one piece, so this spans the lengths of pieces a BPE meets, one
-    character to thousands (a separator line, padding, a minified file's long literal): the cost of a
-    piece grows with its length, which is where counters take other paths (domain §4.6).
-    """
-    parts: list[str] = []
-    total = 0
-    previous = ""
-    while total < min_size:
-        char = draw(pick(_RUN_CHARS))
-        if char == previous:
-            continue
-        length = draw(st.integers(1, 6000))
-        parts.append(char * length)
-        total += length
-        previous = char
-    return "".join(parts)

@@ -334,22 +334,6 @@ def test_find_reaches_recovery_shape(shape: str) -> None:
     assert shape in recovery_shapes(found)
 
 
-def test_piece_runs_span_piece_lengths_without_whitespace() -> None:
-    from ctxmodel.strategies.text import piece_runs
-
-    lengths: collections.Counter[str] = collections.Counter()
-
-    def each(text: str) -> None:
-        assert len(text) >= 5000 and not any(c.isspace() for c in text)
-        runs = [len(m.group()) for m in __import__("re").finditer(r"(.)\1*", text)]
-        lengths["short"] += any(n < 64 for n in runs)
-        lengths["medium"] += any(1024 <= n < 4096 for n in runs)
-        lengths["long"] += any(n >= 4096 for n in runs)
-
-    _generate(piece_runs(5000), 40, each)
-    assert all(lengths[k] > 0 for k in ("short", "medium", "long")), dict(lengths)
-
-
 def test_normalize_cells_draw_orphans_of_every_content_form() -> None:
     from ctxmodel.strategies.cells import normalize_histories
 
