@@ -265,4 +265,3 @@ def giant_texts(draw: st.DrawFn) -> str:
         return prose + draw(texts(min_size=300, max_size=2500, kinds=("onechar",)))
     dense = draw(dense_texts(400, 2500))
     return prose + dense if order < 88 else dense + prose
-

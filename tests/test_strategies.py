@@ -21,6 +21,7 @@ from ctxmodel.strategies import (
     RECOVERY_CASES,
     features,
     histories,
+    normalize_histories,
     realistic_histories,
     recovery_case,
     recovery_requests,
@@ -335,8 +336,6 @@ def test_find_reaches_recovery_shape(shape: str) -> None:
 
 
 def test_normalize_cells_draw_orphans_of_every_content_form() -> None:
-    from ctxmodel.strategies.cells import normalize_histories
-
     forms: collections.Counter[str] = collections.Counter()
 
     def each(history: list[Msg]) -> None:
@@ -354,18 +353,17 @@ def test_normalize_cells_draw_orphans_of_every_content_form() -> None:
 
 
 def test_dangling_runs_sometimes_split_a_call_from_its_results() -> None:
-    from ctxmodel.strategies import recovery_requests
-
     split = [0]
 
     def each(request: dict[str, Any]) -> None:
         msgs = request["messages"]
+        parents = _parents(msgs)
         for i in range(1, len(msgs)):
             before, here = msgs[i - 1], msgs[i]
             if isinstance(before.get("content"), list) and any(
                     b.get("type") == "tool_use" for b in before["content"]):
                 tags = [m.get("truncationParent") or m.get("condenseParent") for m in (before, here)]
-                split[0] += sum(t is not None and t not in _parents(msgs) for t in tags) == 1
+                split[0] += sum(t is not None and t not in parents for t in tags) == 1
 
     _generate(recovery_requests(cells=("recover:over-hide/dangling/*",)), 60, each)
     assert split[0] > 5
