@@ -45,7 +45,16 @@ from ctxmodel.strategies.histories import (
 )
 from ctxmodel.strategies.ids import make_unique
 from ctxmodel.strategies.labels import visibility
-from ctxmodel.strategies.text import chance, cheap_tail_texts, dense_texts, giant_texts, memo, pick, texts
+from ctxmodel.strategies.text import (
+    chance,
+    cheap_tail_texts,
+    dense_texts,
+    giant_texts,
+    memo,
+    padding_runs,
+    pick,
+    texts,
+)
 
 __all__ = ["cell_requests", "effective_histories", "label_cells", "normalize_histories", "novel"]
 
@@ -213,10 +222,15 @@ def _fill(draw: st.DrawFn, pattern: str) -> tuple[str, str, str]:
     return regime, visible, degradable
 
 
-def _big_pair(draw: st.DrawFn, used: set[str]) -> list[Msg]:
-    """A tool turn with an oversized result, to be hidden: what a recovery must never degrade (§4.5)."""
+def _big_pair(draw: st.DrawFn, used: set[str], above: int) -> list[Msg]:
+    """A tool turn with an oversized result, to be hidden: what a recovery must never degrade (§4.5).
+
+    Its text is longer than ``above`` (the longest visible result): the oldest and the largest
+    result, the first one both real orders take (largest first, domain §3.7; oldest first, §5.3), so
+    a recovery that takes it for visible cuts it whatever its order."""
     tid = make_unique("toolu_hidden", used)
-    text = draw(texts(min_size=1500, max_size=5000, kinds=("prose", "code")))
+    low = max(1500, above + 1)
+    text = draw(texts(min_size=low, max_size=low + 3500, kinds=("prose", "code")))
     content: Any = text
     if draw(chance(30)):
         content = [draw(image_blocks()), {"type": "text", "text": text}]
@@ -233,7 +247,7 @@ def _old_pair(draw: st.DrawFn, used: set[str], below: int) -> list[Msg]:
 
 
 def _layout(
-    draw: st.DrawFn, visible: str, body: list[Msg], used: set[str], keep_mid: bool
+    draw: st.DrawFn, visible: str, body: list[Msg], used: set[str], keep_mid: bool, main: int
 ) -> tuple[list[Msg], list[Msg]]:
     """(head, middle): the messages up to the first visible one (hidden ones included), then the
     visible rest of the drawn body (none unless ``keep_mid``), arranged so the history's visible
@@ -242,13 +256,15 @@ def _layout(
     if visible in ("plain", "dangling"):
         return [first], rest if keep_mid else []
     cut = draw(st.integers(1, len(body)))
-    big = _big_pair(draw, used)
+    big = _big_pair(draw, used, main)
     if visible == "condensed" or (visible == "legacy" and draw(chance(50))):
         role = "assistant" if visible == "legacy" else "user"
         hidden, mid = body[:cut], body[cut:] if keep_mid else []
-        if visible == "condensed" and draw(chance(35)):
+        if visible == "condensed" and draw(st.booleans()):
             # An earlier summary among the hidden messages, and after the last summary a tool turn its
-            # condenseParent still hides (contract §2: a parent anywhere in the input hides).
+            # condenseParent still hides (contract §2: a parent anywhere in the input hides). The
+            # hidden tool turn is before or after the last summary alike: the position axis of the
+            # effective partition (ctxmodel.coverage.POSITIONS).
             at = draw(st.integers(0, len(hidden)))
             for m in hidden[:at]:
                 m.setdefault("condenseParent", "cond-e")
@@ -337,8 +353,34 @@ def _holds_results_of(assistant: Msg, user: Msg) -> bool:
 
 @memo
 @st.composite
-def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
-    """The text of the last turn's main result: what the degradable kind names, sized for the regime."""
+def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> tuple[str, bool]:
+    """The text of the last turn's main result (what the degradable kind names, sized for the
+    regime), and whether a cut of it grows it by construction."""
+    if regime in _CHEAP_AT and degradable in ("string", "image"):
+        return draw(_cheap_main(regime))
+    return draw(_plain_main(regime, degradable)), False
+
+
+#: Where the main text is sometimes one whose cut grows (percent): the regimes that must degrade.
+_CHEAP_AT = {"over-degrade-only": 40, "over-hide": 25, "over-stuck": 25}
+
+
+@memo
+@st.composite
+def _cheap_main(draw: st.DrawFn, regime: str) -> tuple[str, bool]:
+    """A giant text, or sometimes a cheap tail: padding a cut must go deep into to free anything,
+    or short enough that any cut grows it (§4.5 weighs the notice). ``_last_turn`` gives the latter
+    a second text, so the degradation that fits can still be made."""
+    if not draw(chance(_CHEAP_AT[regime])):
+        return draw(giant_texts()), False
+    if draw(st.booleans()):
+        return draw(cheap_tail_texts()), True
+    return draw(texts(min_size=200, max_size=260, kinds=("prose", "code"))) + draw(padding_runs(300, 1500)), False
+
+
+@memo
+@st.composite
+def _plain_main(draw: st.DrawFn, regime: str, degradable: str) -> str:
     prose = ("prose", "code")
     if degradable == "none":
         return draw(texts(min_size=1, max_size=200, kinds=prose))
@@ -352,13 +394,11 @@ def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> str:
             return draw(dense_texts(201, 275))
         if way == 1:
             return draw(dense_texts(320, 400))
-        return draw(dense_texts(200, 230)) + draw(texts(min_size=40, max_size=170, kinds=("onechar",)))
+        return draw(dense_texts(200, 230)) + draw(padding_runs(40, 170))
     if regime == "over-none":
         return draw(texts(min_size=201, max_size=260, kinds=prose))
     if regime in coverage.COLLAPSED:
         return draw(texts(min_size=201, max_size=1500, kinds=prose))  # nothing is to be degraded here
-    if draw(chance(40 if regime == "over-degrade-only" else 25)):
-        return draw(cheap_tail_texts())
     return draw(giant_texts())
 
 
@@ -377,7 +417,7 @@ def _result_fields(draw: st.DrawFn) -> dict[str, Any]:
 
 def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) -> list[Msg]:
     """The last assistant tool turn and the user message holding its results (never hidden, §4.3)."""
-    text = draw(_main_text(regime, degradable))
+    text, grows = draw(_main_text(regime, degradable))
     main: Any = text
     if degradable == "image":
         items: list[Msg] = [{"type": "text", "text": text}]
@@ -395,9 +435,11 @@ def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) ->
         # recovery that makes one cut per call never gets there.
         bodies += [draw(texts(min_size=400, max_size=1000, kinds=("prose", "code")))
                    for _ in range(draw(st.integers(4, 7)))]
-    elif big_ok and len(text) > 400 and draw(chance(60)):
+    elif big_ok and len(text) > 400 and (grows or draw(chance(60))):
         # A second text, smaller, cut after the main one: what a degradation needs more than one cut
-        # for, where the main cut must not have grown anything (§4.5).
+        # for, where the main cut must not have grown anything (§4.5). A main text whose cut grows
+        # always has one: the degradation that fits (or progresses) is then the second text's, and a
+        # target that keeps the grown cut still succeeds.
         bodies.append(draw(texts(min_size=300, max_size=min(1200, len(text) - 1), kinds=("prose", "code"))))
     elif draw(chance(40)):
         bodies.append(draw(texts(min_size=400, max_size=1200, kinds=("prose", "code"))) if big_ok
@@ -677,7 +719,7 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
     _cap(body, degradable, main)
     # Nothing to hide over-none; over-degrade-only sometimes neither (the single-giant shape, domain §3.7).
     keep_mid = not (regime == "over-none" or (regime == "over-degrade-only" and draw(chance(20))))
-    head, mid = _layout(draw, visible, body, used, keep_mid)
+    head, mid = _layout(draw, visible, body, used, keep_mid, main)
     extra: list[Msg] = []
     if regime in ("over-hide", "over-degrade-only", "over-stuck") and degradable in ("string", "image") \
             and draw(chance(40)):

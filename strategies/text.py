@@ -26,6 +26,7 @@ __all__ = [
     "filler",
     "giant_texts",
     "memo",
+    "padding_runs",
     "pick",
     "sizes",
     "texts",
@@ -54,6 +55,9 @@ EMOJI: tuple[str, ...] = (
     "😀", "👍🏽", "👨‍👩‍👧‍👦", "🇫🇷", "❤️", "🧑‍💻", "🏳️‍🌈", "\U0001d518\U0001d52b\U0001d526", "🤖", "🔥",
 )
 _ONE_CHARS = "a =-\n.0_#é中"
+#: Padding and separator characters: a run of one of them costs about one token per 20 to 40
+#: characters in the o200k and cl100k encodings (a run of ``a``, ``0`` or ``中`` costs far more).
+_PADDING = " -=_.#*/"
 _NOSPACE_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/=_-.:;,"
 
 
@@ -234,13 +238,25 @@ def dense_texts(draw: st.DrawFn, min_size: int, max_size: int) -> str:
 @memo
 @st.composite
 def cheap_tail_texts(draw: st.DrawFn) -> str:
-    """A prefix about the floor's length, then only cheap characters (padding, a separator run).
+    """A prefix of the floor's length or a little more, then a run of padding long enough to leave
+    room for the notice.
 
-    Everything a cut to the floor removes costs fewer tokens than the notice that replaces it, so
+    Everything a cut to the floor removes (at most 15 characters of prose or code, then 300 to 400
+    of padding) costs fewer tokens than the notice that replaces it (24 in o200k and cl100k), so
     the block grows in tokens unless the notice is weighed (contract §4.5: shrinks, notice included).
     """
-    head = draw(texts(min_size=200, max_size=260, kinds=("prose", "code")))
-    return head + draw(texts(min_size=300, max_size=1500, kinds=("onechar",)))
+    head = draw(texts(min_size=200, max_size=215, kinds=("prose", "code")))
+    return head + draw(padding_runs(300, 400))
+
+
+@memo
+@st.composite
+def padding_runs(draw: st.DrawFn, min_size: int, max_size: int) -> str:
+    """A run of one padding or separator character (a padded table, a ``----`` line): text whose
+    characters cost a few tokens per hundred, where a cut measured in characters frees almost no
+    tokens (contract §4.5 weighs the notice against what a cut removes)."""
+    length = draw(st.integers(min_size, max_size))
+    return draw(pick(tuple(_PADDING))) * length
 
 
 @memo
@@ -257,11 +273,11 @@ def giant_texts(draw: st.DrawFn) -> str:
     if 88 <= order < 94:
         return draw(texts(min_size=1500, max_size=6000, kinds=("prose", "code", "nospace")))
     if 72 <= order < 78:
-        return draw(cheap_tail_texts())
+        return draw(texts(min_size=200, max_size=260, kinds=("prose", "code"))) + draw(padding_runs(300, 1500))
     prose = draw(texts(min_size=800, max_size=3000, kinds=("prose", "code")))
     if 78 <= order < 88:
         # The other extreme of density: a tail one token covers many characters of (padding, a
         # separator line), where a cut measured in characters frees almost no tokens.
-        return prose + draw(texts(min_size=300, max_size=2500, kinds=("onechar",)))
+        return prose + draw(padding_runs(300, 2500))
     dense = draw(dense_texts(400, 2500))
     return prose + dense if order < 88 else dense + prose
