@@ -372,3 +372,53 @@ def test_dangling_runs_sometimes_split_a_call_from_its_results() -> None:
 def _parents(msgs: list[Msg]) -> set[str]:
     return {m.get("condenseId") for m in msgs if m.get("isSummary")} | {
         m.get("truncationId") for m in msgs if m.get("isTruncationMarker")}
+
+
+#: The notice of contract §4.5 (the reference's wording; any notice of about this length will do).
+_NOTICE = "\n[Tool result truncated: {} characters removed to fit the context budget]"
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_a_cheap_tail_grows_when_cut_to_the_floor(encoding: str) -> None:
+    # What cheap_tail_texts promises: a cut to the 200-character floor, notice included, counts more
+    # tokens than the whole text, so only a target that weighs the notice skips it (§4.5).
+    from ctxmodel.strategies.text import cheap_tail_texts, padding_runs
+    from ctxmodel.tokens import get_counter
+
+    counter = get_counter(encoding)
+    grown: list[int] = []
+
+    def each(text: str) -> None:
+        cut = text[:200] + _NOTICE.format(len(text) - 200)
+        grown.append(counter.count_text(cut) - counter.count_text(text))
+
+    _generate(cheap_tail_texts(), 100, each)
+    assert min(grown) > 0, min(grown)
+    runs: list[float] = []
+    _generate(padding_runs(300, 1500), 50, lambda run: runs.append(counter.count_text(run) / len(run)))
+    assert max(runs) < 0.05, max(runs)  # a token per 20 characters or fewer
+
+
+def test_hidden_results_are_longer_than_every_visible_result() -> None:
+    # A recovery that takes the hidden result for visible cuts it first, largest first or oldest first.
+    pairs = [0]
+
+    def each(request: dict[str, Any]) -> None:
+        msgs = request["messages"]
+        hidden = visibility(msgs)
+        lengths: dict[bool, list[int]] = {True: [], False: []}
+        for m, h in zip(msgs, hidden, strict=True):
+            for b in m["content"] if isinstance(m.get("content"), list) else []:
+                if b.get("type") == "tool_result":
+                    inner = b.get("content")
+                    texts_ = [inner] if isinstance(inner, str) else [
+                        i["text"] for i in inner or [] if i.get("type") == "text"]
+                    lengths[h is not None] += [len(t) for t in texts_]
+        big = [n for n in lengths[True] if n >= 1500]
+        if big and lengths[False]:
+            pairs[0] += 1
+            assert max(big) > max(lengths[False])
+
+    _generate(recovery_requests(cells=("recover:over-degrade-only/condensed/string",
+                                       "recover:over-degrade-only/truncated/image")), 60, each)
+    assert pairs[0] > 20, pairs[0]
