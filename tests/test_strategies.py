@@ -369,7 +369,7 @@ def test_dangling_runs_sometimes_split_a_call_from_its_results() -> None:
     assert split[0] > 5
 
 
-def _parents(msgs: list[Msg]) -> set[str]:
+def _parents(msgs: list[Msg]) -> set[str | None]:
     return {m.get("condenseId") for m in msgs if m.get("isSummary")} | {
         m.get("truncationId") for m in msgs if m.get("isTruncationMarker")}
 
