@@ -13,7 +13,7 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -319,6 +319,15 @@ def test_fuzz_report_shows_coverage_and_drops_hypothesis_internals() -> None:
 # -- the full claim --------------------------------------------------------------------------------
 
 
+def _collecting(op: str, into: set[str]) -> Callable[[dict[str, Any]], None]:
+    """A test body adding the cells of each drawn input to ``into`` (@given takes no defaults)."""
+
+    def body(params: dict[str, Any]) -> None:
+        into.update(cells_of(op, params))
+
+    return body
+
+
 @pytest.mark.slow
 def test_every_property_reaches_every_cell_it_judges_in_a_ci_run() -> None:
     """What ``ctxmodel check --profile ci --coverage`` shows, without a target: the ci draws of every
@@ -334,11 +343,7 @@ def test_every_property_reaches_every_cell_it_judges_in_a_ci_run() -> None:
         if not patterns:
             continue
         reached: set[str] = set()
-
-        def body(params: dict[str, Any], op: str = prop.op, into: set[str] = reached) -> None:
-            into.update(cells_of(op, params))
-
-        test: Any = given_(prop.params({}))(body)
+        test: Any = given_(prop.params({}))(_collecting(prop.op, reached))
         test = get_profile("ci").hypothesis_settings(database=None)(test)
         set_seed(test, property_seed(0, prop.id))
         with without_local_constants():
