@@ -51,6 +51,7 @@ from ctxmodel.strategies.text import (
     dense_texts,
     giant_texts,
     memo,
+    padded_tail_texts,
     padding_runs,
     pick,
     texts,
@@ -375,7 +376,7 @@ def _cheap_main(draw: st.DrawFn, regime: str) -> tuple[str, bool]:
         return draw(giant_texts()), False
     if draw(st.booleans()):
         return draw(cheap_tail_texts()), True
-    return draw(texts(min_size=200, max_size=260, kinds=("prose", "code"))) + draw(padding_runs(300, 1500)), False
+    return draw(padded_tail_texts()), False
 
 
 @memo

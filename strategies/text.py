@@ -26,6 +26,7 @@ __all__ = [
     "filler",
     "giant_texts",
     "memo",
+    "padded_tail_texts",
     "padding_runs",
     "pick",
     "sizes",
@@ -251,6 +252,15 @@ def cheap_tail_texts(draw: st.DrawFn) -> str:
 
 @memo
 @st.composite
+def padded_tail_texts(draw: st.DrawFn) -> str:
+    """A prefix about the floor's length, then up to 1,500 characters of padding: a cut must go deep
+    into the padding before it frees as many tokens as its notice costs (contract §4.5)."""
+    head = draw(texts(min_size=200, max_size=260, kinds=("prose", "code")))
+    return head + draw(padding_runs(300, 1500))
+
+
+@memo
+@st.composite
 def padding_runs(draw: st.DrawFn, min_size: int, max_size: int) -> str:
     """A run of one padding or separator character (a padded table, a ``----`` line): text whose
     characters cost a few tokens per hundred, where a cut measured in characters frees almost no
@@ -273,7 +283,7 @@ def giant_texts(draw: st.DrawFn) -> str:
     if 88 <= order < 94:
         return draw(texts(min_size=1500, max_size=6000, kinds=("prose", "code", "nospace")))
     if 72 <= order < 78:
-        return draw(texts(min_size=200, max_size=260, kinds=("prose", "code"))) + draw(padding_runs(300, 1500))
+        return draw(padded_tail_texts())
     prose = draw(texts(min_size=800, max_size=3000, kinds=("prose", "code")))
     if 78 <= order < 88:
         # The other extreme of density: a tail one token covers many characters of (padding, a

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ctxmodel.codec import load
 from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
+from ctxmodel.recover import notice_text
 from ctxmodel.render import render
 from ctxmodel.strategies import (
     FEATURES,
@@ -31,7 +32,8 @@ from ctxmodel.strategies import (
 from ctxmodel.strategies.ids import ID_STYLES, id_style, tool_ids
 from ctxmodel.strategies.labels import feature_table, visibility
 from ctxmodel.strategies.recovery import allowed_tokens, count_request, recovery_shapes
-from ctxmodel.strategies.text import SPECIAL_TOKENS
+from ctxmodel.strategies.text import SPECIAL_TOKENS, cheap_tail_texts, padding_runs
+from ctxmodel.tokens import get_counter
 from ctxmodel.visibility import effective
 
 Msg = dict[str, Any]
@@ -374,22 +376,16 @@ def _parents(msgs: list[Msg]) -> set[str | None]:
         m.get("truncationId") for m in msgs if m.get("isTruncationMarker")}
 
 
-#: The notice of contract §4.5 (the reference's wording; any notice of about this length will do).
-_NOTICE = "\n[Tool result truncated: {} characters removed to fit the context budget]"
-
-
 @pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
 def test_a_cheap_tail_grows_when_cut_to_the_floor(encoding: str) -> None:
-    # What cheap_tail_texts promises: a cut to the 200-character floor, notice included, counts more
-    # tokens than the whole text, so only a target that weighs the notice skips it (§4.5).
-    from ctxmodel.strategies.text import cheap_tail_texts, padding_runs
-    from ctxmodel.tokens import get_counter
-
+    # What cheap_tail_texts promises: a cut to the 200-character floor, notice included (the
+    # reference's wording; any notice of about this length will do), counts more tokens than the
+    # whole text, so only a target that weighs the notice skips it (§4.5).
     counter = get_counter(encoding)
     grown: list[int] = []
 
     def each(text: str) -> None:
-        cut = text[:200] + _NOTICE.format(len(text) - 200)
+        cut = text[:200] + notice_text(len(text) - 200)
         grown.append(counter.count_text(cut) - counter.count_text(text))
 
     _generate(cheap_tail_texts(), 100, each)
