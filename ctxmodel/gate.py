@@ -42,6 +42,7 @@ from ctxmodel.properties.judge import Malformed
 from ctxmodel.properties.probe import TargetProbe
 from ctxmodel.strategies.labels import steering
 from ctxmodel.targets.base import Target, TargetFailure
+from ctxmodel.trim import StopTrim, trim_request
 
 __all__ = [
     "Judgement",
@@ -286,6 +287,8 @@ class RunOptions:
     #: Called with the key of every finding the body meets, shrink steps and known faults included:
     #: a run that met none of a set of keys would have gone the same way had they been known faults.
     on_finding: Callable[[str], None] | None = None
+    #: Drop the messages a failure does not need once Hypothesis has shrunk it (``ctxmodel.trim``).
+    trim: bool = True
 
 
 def run_property(
@@ -399,6 +402,8 @@ def run_property(
         _write(Kind(key, finding, params, calls, first), prop, target, policies, tokenizer, seed, fixtures_dir)
         for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])
     )
+    if options.trim:
+        kinds = tuple(_trimmed(kind, prop, target, policies, tokenizer, seed, fixtures_dir) for kind in kinds)
     return Outcome(
         prop,
         "failed",
@@ -411,6 +416,46 @@ def run_property(
         flaky=not _is_kind_error(error),
         known=tuple(state.known_met),
     )
+
+
+def _trimmed(
+    kind: Kind,
+    prop: Property,
+    target: Target,
+    policies: Mapping[str, str],
+    tokenizer: str,
+    seed: int,
+    fixtures_dir: str | Path,
+) -> Kind:
+    """The kind with the messages its failure does not need dropped (``ctxmodel.trim``), its fixture
+    rewritten; the shrunk fixture is on disk already, so an interrupted trim loses nothing. A target
+    fault is not trimmed: each trial of a hang would wait for the timeout."""
+    if kind.key.startswith("target-") or kind.severity != "fail":
+        return kind
+
+    def judged(params: dict[str, Any]) -> tuple[Finding, Judgement] | None:
+        verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
+        keys = [finding_key(prop, f) for f in verdict.failures]
+        if any(key.startswith("target-") for key in keys):
+            raise StopTrim  # a target that hangs or dies here would cost its timeout at every trial
+        same = [f for f, key in zip(verdict.failures, keys, strict=True) if key == kind.key]
+        return (same[0], verdict) if same else None
+
+    trimmed = trim_request(kind.params, lambda params: judged(params) is not None)
+    if trimmed == kind.params:
+        return kind
+    try:
+        again = judged(copy_json(trimmed))
+    except StopTrim:
+        again = None
+    if again is None:  # a target that fails only now and then: keep what Hypothesis shrank
+        return kind
+    finding, verdict = again
+    smaller = _write(attrs.evolve(kind, finding=finding, params=trimmed, calls=verdict.calls, fixture=None),
+                     prop, target, policies, tokenizer, seed, fixtures_dir)
+    if kind.fixture is not None and smaller.fixture != kind.fixture:
+        kind.fixture.unlink(missing_ok=True)
+    return smaller
 
 
 def _only_rejections(error: BaseException) -> bool:

@@ -1,0 +1,72 @@
+"""Trimming a failing request after Hypothesis has shrunk it: messages dropped from the JSON itself.
+
+The cell strategies build a request around a drawn pattern (``ctxmodel.strategies.cells``): a last
+tool turn, hidden turns, an exchange worth hiding, a budget placed by asking the reference.
+Hypothesis shrinks the choices behind them, but it cannot drop a message the construction always
+adds, nor a drawn message the budget was placed around. A fixture is read by someone debugging a
+failure, and every message it holds should be one the failure needs. So once the shrink is done,
+the gate drops messages one or two at a time (a tool turn is two) and the system prompt, keeping a
+drop only when the same kind still fails, the way a delta debugger does; a drop that passes, or
+fails with another kind, is undone.
+
+The budget fields are left alone: they are what the failing call was asked, and a drop that moves
+the request into another regime simply does not fail the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ctxmodel.codec import copy_json
+
+__all__ = ["MAX_TRIALS", "StopTrim", "trim_request"]
+
+#: Calls spent trimming one kind at most: a few passes over a history of a few dozen messages.
+MAX_TRIALS = 200
+
+
+class StopTrim(Exception):
+    """Raised by ``fails`` to end the trim with what it has (a target that stopped answering)."""
+
+
+def trim_request(
+    params: dict[str, Any], fails: Callable[[dict[str, Any]], bool], max_trials: int = MAX_TRIALS
+) -> dict[str, Any]:
+    """``params`` with every message (and the system prompt) that ``fails`` does not need dropped.
+
+    ``fails`` is asked about fresh copies only; it may raise ``StopTrim``. Requests without a
+    message list come back as they are.
+    """
+    messages = params.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return params
+    best: dict[str, Any] = copy_json(params)
+    trials = 0
+
+    def keeps(candidate: dict[str, Any]) -> bool:
+        nonlocal best, trials
+        trials += 1
+        if fails(copy_json(candidate)):
+            best = candidate
+            return True
+        return False
+
+    try:
+        if isinstance(best.get("systemPrompt"), str) and best["systemPrompt"]:
+            keeps({**best, "systemPrompt": ""})
+        changed = True
+        while changed and trials < max_trials:
+            changed = False
+            for size in (2, 1):
+                i = len(best["messages"]) - size
+                while i >= 0 and trials < max_trials:
+                    kept = best["messages"][:i] + best["messages"][i + size :]
+                    if kept and keeps({**best, "messages": kept}):
+                        changed = True
+                        i = min(i - 1, len(kept) - size)
+                    else:
+                        i -= 1
+    except StopTrim:
+        pass
+    return best

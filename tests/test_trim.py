@@ -1,0 +1,98 @@
+"""Trimming after the shrink: the messages a failure does not need are dropped from the fixture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ctxmodel.fixtures import load_fixture
+from ctxmodel.gate import RunOptions, replay, run_property
+from ctxmodel.policies import resolve
+from ctxmodel.profiles import get_profile
+from ctxmodel.properties.registry import get
+from ctxmodel.targets import open_target
+from ctxmodel.trim import StopTrim, trim_request
+
+
+def _history(n: int) -> list[dict[str, Any]]:
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"} for i in range(n)]
+
+
+def test_only_the_messages_the_failure_needs_stay() -> None:
+    asked: list[dict[str, Any]] = []
+
+    def fails(params: dict[str, Any]) -> bool:
+        asked.append(params)
+        texts = [m["content"] for m in params["messages"]]
+        return "m2" in texts and "m5" in texts and texts.index("m2") < texts.index("m5")
+
+    params: dict[str, Any] = {"messages": _history(9), "systemPrompt": "be brief", "contextWindow": 100, "maxTokens": 1}
+    trimmed = trim_request(params, fails)
+    assert [m["content"] for m in trimmed["messages"]] == ["m2", "m5"]
+    assert trimmed["systemPrompt"] == "" and trimmed["contextWindow"] == 100 and trimmed["maxTokens"] == 1
+    assert len(params["messages"]) == 9 and params["systemPrompt"] == "be brief"  # the caller's input untouched
+    assert all(p is not params for p in asked)
+
+
+def test_a_needed_system_prompt_and_tool_turn_stay() -> None:
+    def fails(params: dict[str, Any]) -> bool:
+        return params["systemPrompt"] == "S" and len(params["messages"]) >= 3
+
+    trimmed = trim_request({"messages": _history(8), "systemPrompt": "S"}, fails)
+    assert trimmed["systemPrompt"] == "S" and len(trimmed["messages"]) == 3
+
+
+def test_trials_are_bounded_and_inputs_without_messages_are_left_alone() -> None:
+    calls = [0]
+
+    def never(_: dict[str, Any]) -> bool:
+        calls[0] += 1
+        return False
+
+    assert trim_request({"messages": _history(60)}, never, max_trials=25) == {"messages": _history(60)}
+    assert calls[0] == 25
+    assert trim_request({"text": "abc"}, never) == {"text": "abc"}
+
+
+def _run(tmp_path: Path, params: dict[str, Any], trim: bool) -> Any:
+    target = open_target("python:tests.targets.broken_normalize:StripsMetadata")
+    try:
+        return run_property(
+            get("normalize.keeps-other-content"), target, policies=resolve(target.description.policies),
+            tokenizer=target.description.tokenizer, profile=get_profile("replay"), fixtures_dir=tmp_path,
+            database=None, examples=[params], options=RunOptions(trim=trim),
+        )
+    finally:
+        target.close()
+
+
+def test_the_gate_writes_the_trimmed_fixture_only_and_it_replays(tmp_path: Path) -> None:
+    # An explicit example is not shrunk by Hypothesis: what the gate writes is what trimming left.
+    history = _history(9)
+    history[4] = {**history[4], "ts": 1767225600000}  # the one message whose metadata the target strips
+    untrimmed = _run(tmp_path / "untrimmed", {"messages": history}, trim=False)
+    trimmed = _run(tmp_path / "trimmed", {"messages": history}, trim=True)
+    assert untrimmed.status == trimmed.status == "failed"
+    assert len(untrimmed.kinds[0].params["messages"]) == 9
+    [kind] = trimmed.kinds
+    assert list((tmp_path / "trimmed").iterdir()) == [kind.fixture]  # the untrimmed fixture is gone
+    fixture = load_fixture(kind.fixture)
+    assert fixture.params["messages"] == [history[4]]
+    target = open_target("python:tests.targets.broken_normalize:StripsMetadata")
+    try:
+        assert replay(fixture, target).failed
+    finally:
+        target.close()
+
+
+def test_a_trial_that_stops_the_trim_keeps_what_was_dropped_before() -> None:
+    seen = [0]
+
+    def fails(params: dict[str, Any]) -> bool:
+        seen[0] += 1
+        if seen[0] == 3:
+            raise StopTrim
+        return True
+
+    trimmed = trim_request({"messages": _history(9)}, fails)
+    assert [m["content"] for m in trimmed["messages"]] == [f"m{i}" for i in range(5)]
