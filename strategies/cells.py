@@ -25,6 +25,7 @@ taken from the draw), which the fuzz report's coverage table reads.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -239,10 +240,12 @@ def _big_pair(draw: st.DrawFn, used: set[str], above: int) -> list[Msg]:
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": content}]}]
 
 
-def _old_pair(draw: st.DrawFn, used: set[str], below: int) -> list[Msg]:
-    """A visible tool turn whose string result is over the floor but shorter than ``below``."""
+def _old_pair(draw: st.DrawFn, used: set[str], main: int, longer: bool) -> list[Msg]:
+    """A visible tool turn whose string result is over the floor: shorter than ``main`` (the last
+    turn's main text), or ``longer`` than it, the largest visible result, which the cut hides."""
     tid = make_unique("toolu_old", used)
-    text = draw(texts(min_size=201, max_size=max(201, min(5000, below - 1)), kinds=("prose", "code")))
+    low, high = (main + 1, main + 3000) if longer else (201, max(201, min(5000, main - 1)))
+    text = draw(texts(min_size=low, max_size=high, kinds=("prose", "code")))
     return [{"role": "assistant", "content": [_use(draw, tid)]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]}]
 
@@ -431,7 +434,12 @@ def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) ->
         main = [{"type": "text", "text": text}]
     bodies: list[Any] = [main]
     big_ok = degradable in ("string", "image") and regime != "over-none"
-    if big_ok and regime in ("over-degrade-only", "over-stuck") and draw(chance(25)):
+    if degradable == "dense" and regime != "over-none" and draw(chance(60)):
+        # Dense text from the other side of the notice's room as well: one a cut can fit a notice
+        # into (320-400 characters) and one it cannot (201-275), so a recovery that cuts the first
+        # must still leave the second alone (§4.5: a text that cannot shrink is not cut).
+        bodies.append(draw(dense_texts(201, 275) if len(text) >= 300 else dense_texts(320, 400)))
+    elif big_ok and regime in ("over-degrade-only", "over-stuck") and draw(chance(25)):
         # More texts to cut than a converging target has calls (one and three more, §4.7): a
         # recovery that makes one cut per call never gets there.
         bodies += [draw(texts(min_size=400, max_size=1000, kinds=("prose", "code")))
@@ -474,6 +482,14 @@ def _floor_pairs(draw: st.DrawFn, used: set[str]) -> list[Msg]:
         text = draw(texts(min_size=201, max_size=300, kinds=("prose",)))
         out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]})
     return out
+
+
+def _short_pair(draw: st.DrawFn, used: set[str]) -> list[Msg]:
+    """A tool turn whose result is under the floor (it changes nothing the cell names)."""
+    tid = make_unique("toolu_pair", used)
+    text = draw(texts(min_size=1, max_size=200, kinds=("prose", "code")))
+    return [{"role": "assistant", "content": [_use(draw, tid)]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]}]
 
 
 def _visible(messages: Sequence[Msg]) -> list[Msg]:
@@ -586,17 +602,26 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
         if near < 3:
             # Just above what degrading everything to the floor reaches: every cut is needed.
             high = low + (high - low) // 8
-        elif near < 6:
-            # Just under what hiding everything reaches: a few tokens left to degrade, where a cut
-            # that frees less than it claims (its notice not weighed, its length not reserved) is
-            # the difference between shrinking and not (§4.5); uniform budgets almost never land here.
+        elif near < 8:
+            # Half the draws: just under what hiding everything reaches, a few tokens left to
+            # degrade, fewer than a notice costs. There a cut that frees less than it claims (its
+            # notice not weighed, its length not reserved) is the difference between shrinking and
+            # not (§4.5); uniform budgets almost never land here.
             low = max(low, high - 24)
         allowed = max(1, draw(st.integers(low, high)) if low <= high else high)
         got = _fits(messages, system_prompt, allowed, max_tokens)
         if got.error is not None and allowed < high:
             allowed = max(1, high)
             got = _fits(messages, system_prompt, allowed, max_tokens)
-        if got.error is None and got.degraded and draw(chance(30)):
+        if 3 <= near < 8 and got.error is None and got.degraded:
+            # The estimate above is a lower bound; the reference's own cut tells exactly what hiding
+            # leaves (its count plus what its degradation freed): a few tokens under that.
+            hidden_only = got.new_context_tokens + sum(d.before_tokens - d.after_tokens for d in got.degraded)
+            trial = draw(st.integers(max(1, hidden_only - 24), max(1, hidden_only - 1)))
+            again = _fits(messages, system_prompt, trial, max_tokens)
+            if again.error is None and again.degraded:
+                allowed, got = trial, again
+        elif got.error is None and got.degraded and draw(chance(30)):
             edge = _edge(draw, messages, system_prompt, max(1, got.new_context_tokens), max_tokens, degraded=True,
                          just_over=top)
             if edge != allowed:
@@ -607,12 +632,29 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
         high = _reach(messages, system_prompt, False, True) - 3
         if high < 1:
             return coverage.window_for(1, max_tokens), max_tokens, False
-        near = draw(chance(60))
-        allowed = draw(st.integers(max(1, high - 150), high) if near else st.integers(1, high))
+        way = draw(st.integers(0, 2))
+        if way == 0:
+            # Just out of the reference's reach: a recovery that takes one thing more than the
+            # contract lets it (a text that cannot shrink, a hidden result, a message a cut must
+            # keep) gets there and succeeds, so its output is judged, not its error.
+            reached = _reached(_fits(messages, system_prompt, high, max_tokens))
+            if reached is not None and reached > 1:
+                allowed = draw(st.integers(max(1, reached - 40), reached - 1))
+                return coverage.window_for(allowed, max_tokens), max_tokens, False
+        allowed = draw(st.integers(max(1, high - 150), high) if way < 2 else st.integers(1, high))
         return coverage.window_for(allowed, max_tokens), max_tokens, False
     # over-none: nothing can be hidden or shrunk, any budget under the count
     allowed = draw(st.integers(max(1, count - 50), top) if draw(chance(60)) else st.integers(1, top))
     return coverage.window_for(allowed, max_tokens), max_tokens, False
+
+
+_LEAVES = re.compile(r" leaves (\d+) tokens, over the ")
+
+
+def _reached(got: Any) -> int | None:
+    """What the reference's failed recovery got down to (its error says), when it made progress."""
+    found = _LEAVES.search(got.error or "")
+    return int(found.group(1)) if found else None
 
 
 def _edge(
@@ -653,29 +695,35 @@ def _cap(messages: list[Msg], degradable: str, main: int) -> None:
 #: its marker then hides every message that names it (contract §2, §4.3).
 _MADE = ("trunc-1", "cond-1", "trunc-2", "1772456515261")
 _GONE = ("cond-gone", "trunc-gone", "gone", *_MADE)
+_BOTH_OR_ONE = (("condenseParent",), ("truncationParent",), _TAGS)
 
 
 def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
-    """Parent tags that name nothing on some visible messages (a rewind deleted their summary or marker):
-    a run of messages sharing one id, the shape a deleted marker or summary leaves, or scattered tags."""
-    if len(messages) > 1 and draw(chance(50)):
-        edges = _pair_edges(messages)
-        if len(edges) > 0 and draw(chance(50)):
-            # A run with an edge between a call and its results: the pair is half tagged, half not,
-            # and what a cut may hide around it depends on reading the dangling half as visible (§2,
-            # §4.4). An edge in the older half, where a cut (oldest first, §4.3) reaches.
-            edge = edges[draw(st.integers(0, (len(edges) - 1) // 2))]
-            if draw(st.booleans()):
-                start = edge
-                end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
-            else:
-                start, end = draw(st.integers(0, edge - 1)), edge
-        else:
-            start = draw(st.integers(0, len(messages) - 1))
-            # A run that reaches the last message: what a marker stored after everything it hid leaves.
-            end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
-        tag = draw(pick(_TAGS))
-        parent = draw(pick(_MADE if draw(chance(50)) else _GONE))
+    """Parent tags that name nothing on some visible messages (a rewind deleted their summary or marker).
+
+    One of three shapes, drawn first (the pairs in half the draws): pairs half tagged (for every
+    pair before the last turn, the call or the message holding its results names the dangling
+    parent), a run of messages sharing one id (the shape a deleted marker or summary leaves), or
+    scattered tags. The
+    half-tagged pair is drawn as one choice, not as a run that happens to end at an edge: what a cut
+    may hide around a call depends on reading its dangling half as visible (§2, §4.4), and a cut
+    reaches any of the older pairs, so each of them is a chance to meet it."""
+    edges = _pair_edges(messages[:-1])  # the last turn's pair is never cut (§4.3)
+    shape = min(2, draw(st.integers(0, 3 if edges else 1)))
+    tag = draw(pick(_TAGS))
+    parent = draw(pick(_MADE if draw(chance(50)) else _GONE))
+    if shape == 2:
+        # Each pair its own half and its own tag (one of them, or both: a message truncated, then
+        # condensed, carries both), so a history holds several of the four kinds at once.
+        for edge in edges:
+            m = messages[edge - 1 if draw(st.booleans()) else edge]
+            for name in draw(pick(_BOTH_OR_ONE)):
+                m[name] = parent
+        return
+    if shape == 1 and len(messages) > 1:
+        start = draw(st.integers(0, len(messages) - 1))
+        # A run that reaches the last message: what a marker stored after everything it hid leaves.
+        end = len(messages) if draw(chance(50)) else draw(st.integers(start + 1, len(messages)))
         for m in messages[start:end]:
             m[tag] = parent
         return
@@ -729,13 +777,18 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
     if filler and (draw(chance(filler)) or (regime == "over-stuck" and degradable == "none")):
         extra += draw(_filler())
     if visible == "dangling":
+        if regime != "over-none" and not _pair_edges([*head, *mid, *extra]):
+            extra = [*_short_pair(draw, used), *extra]  # a pair to half tag, where a cut reaches first
         _dangling(draw, [*head, *mid, *extra, *last])
     if visible != "plain" and draw(chance(35)):
         _reuse_hidden_id(head, last)
-    if regime == "over-degrade-only" and degradable in ("string", "image") and bool(mid) and draw(chance(25)):
+    if regime == "over-degrade-only" and degradable in ("string", "image") and bool(mid) and draw(chance(40)):
         # An old tool turn with a big result, visible, where the cut hides first: degradation after
-        # this call's truncation must not cut what the call itself just hid (§4.5: visible in the result).
-        mid = [*_old_pair(draw, used, main), *mid]
+        # this call's truncation must not cut what the call itself just hid (§4.5: visible in the
+        # result). For string results, half the time the largest of all: what a recovery that picks
+        # its candidates before its cut (largest first, domain §3.7) cuts first.
+        longer = degradable == "string" and draw(st.booleans())
+        mid = [*_old_pair(draw, used, main, longer), *mid]
     rest = [*mid, *extra, *last]
     if visible in _PARENT_OF:
         rest = _hidden_in_pair(draw, rest, *_PARENT_OF[visible])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
+from ctxmodel import coverage
 from ctxmodel.codec import load
 from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
@@ -354,21 +356,48 @@ def test_normalize_cells_draw_orphans_of_every_content_form() -> None:
     assert all(forms[k] > 0 for k in ("string", "list", "absent")), dict(forms)
 
 
-def test_dangling_runs_sometimes_split_a_call_from_its_results() -> None:
-    split = [0]
+def test_dangling_tags_split_pairs_every_way() -> None:
+    # Which half of a pair names a dangling parent (the call or its results), and with which tag: a
+    # cut that takes either tag for hidden splits the pair its own way (§2, §4.4).
+    kinds: collections.Counter[tuple[str, str]] = collections.Counter()
 
     def each(request: dict[str, Any]) -> None:
         msgs = request["messages"]
         parents = _parents(msgs)
-        for i in range(1, len(msgs)):
+        found: set[tuple[str, str]] = set()
+        for i in range(1, len(msgs) - 1):
             before, here = msgs[i - 1], msgs[i]
-            if isinstance(before.get("content"), list) and any(
-                    b.get("type") == "tool_use" for b in before["content"]):
-                tags = [m.get("truncationParent") or m.get("condenseParent") for m in (before, here)]
-                split[0] += sum(t is not None and t not in parents for t in tags) == 1
+            if not (isinstance(before.get("content"), list)
+                    and any(b.get("type") == "tool_use" for b in before["content"])):
+                continue
+            for tag in ("condenseParent", "truncationParent"):
+                dangles = [m.get(tag) is not None and m.get(tag) not in parents for m in (before, here)]
+                if dangles == [True, False]:
+                    found.add(("call", tag))
+                elif dangles == [False, True]:
+                    found.add(("results", tag))
+        kinds.update(found)
 
     _generate(recovery_requests(cells=("recover:over-hide/dangling/*",)), 60, each)
-    assert split[0] > 5
+    assert len(kinds) == 4 and min(kinds.values()) >= 10, dict(kinds)  # each in a sixth of the requests
+
+
+def test_half_the_degrade_only_budgets_leave_less_than_a_notice_to_degrade() -> None:
+    # What hiding alone leaves is the reference's count plus what its degradation freed; a budget a
+    # few tokens under it is where a notice's own cost decides whether a cut shrinks (§4.5).
+    shallow = [0, 0]
+
+    def each(request: dict[str, Any]) -> None:
+        got = coverage.reference_recover(request["messages"], request["contextWindow"], request["maxTokens"],
+                                         request["systemPrompt"])
+        if got.error is not None or not got.degraded:
+            return
+        shallow[1] += 1
+        hidden_only = got.new_context_tokens + sum(d.before_tokens - d.after_tokens for d in got.degraded)
+        shallow[0] += hidden_only - got.allowed <= 24
+
+    _generate(recovery_requests(cells=("recover:over-degrade-only/*/*",)), 60, each)
+    assert shallow[1] >= 40 and 5 * shallow[0] >= 2 * shallow[1], shallow  # 40% at least (half are drawn there)
 
 
 def _parents(msgs: list[Msg]) -> set[str | None]:
@@ -418,3 +447,21 @@ def test_hidden_results_are_longer_than_every_visible_result() -> None:
     _generate(recovery_requests(cells=("recover:over-degrade-only/condensed/string",
                                        "recover:over-degrade-only/truncated/image")), 60, each)
     assert pairs[0] > 20, pairs[0]
+
+
+def test_a_third_of_the_stuck_budgets_are_just_out_of_the_references_reach() -> None:
+    # Where a recovery that takes one thing more than the contract lets it succeeds: within 40 tokens
+    # under what the reference's own recovery gets down to (its error says how far, §4.8).
+    near = [0, 0]
+
+    def each(request: dict[str, Any]) -> None:
+        got = coverage.reference_recover(request["messages"], request["contextWindow"], request["maxTokens"],
+                                         request["systemPrompt"])
+        reached = re.search(r" leaves (\d+) tokens, over the (\d+) allowed", got.error or "")
+        if reached is None:
+            return
+        near[1] += 1
+        near[0] += int(reached.group(1)) - int(reached.group(2)) <= 40
+
+    _generate(recovery_requests(cells=("recover:over-stuck/*/*",)), 60, each)
+    assert near[1] >= 40 and 4 * near[0] >= near[1], near
