@@ -403,7 +403,10 @@ def run_property(
         for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])
     )
     if options.trim:
-        kinds = tuple(_trimmed(kind, prop, target, policies, tokenizer, seed, fixtures_dir) for kind in kinds)
+        def write(kind: Kind) -> Kind:
+            return _write(kind, prop, target, policies, tokenizer, seed, fixtures_dir)
+
+        kinds = tuple(_trimmed(kind, prop, target, policies, tokenizer, write) for kind in kinds)
     return Outcome(
         prop,
         "failed",
@@ -418,41 +421,31 @@ def run_property(
     )
 
 
-def _trimmed(
-    kind: Kind,
-    prop: Property,
-    target: Target,
-    policies: Mapping[str, str],
-    tokenizer: str,
-    seed: int,
-    fixtures_dir: str | Path,
-) -> Kind:
+def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, str], tokenizer: str,
+             write: Callable[[Kind], Kind]) -> Kind:
     """The kind with the messages its failure does not need dropped (``ctxmodel.trim``), its fixture
-    rewritten; the shrunk fixture is on disk already, so an interrupted trim loses nothing. A target
-    fault is not trimmed: each trial of a hang would wait for the timeout."""
+    rewritten by ``write``; the shrunk fixture is on disk already, so an interrupted trim loses
+    nothing. A target fault is not trimmed: each trial of a hang would wait for the timeout."""
     if kind.key.startswith("target-") or kind.severity != "fail":
         return kind
+    last: tuple[Finding, Judgement] | None = None  # the verdict of the last trial kept, which is the result
 
-    def judged(params: dict[str, Any]) -> tuple[Finding, Judgement] | None:
+    def fails(params: dict[str, Any]) -> bool:
+        nonlocal last
         verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
         keys = [finding_key(prop, f) for f in verdict.failures]
         if any(key.startswith("target-") for key in keys):
             raise StopTrim  # a target that hangs or dies here would cost its timeout at every trial
         same = [f for f, key in zip(verdict.failures, keys, strict=True) if key == kind.key]
-        return (same[0], verdict) if same else None
+        if same:
+            last = same[0], verdict
+        return bool(same)
 
-    trimmed = trim_request(kind.params, lambda params: judged(params) is not None)
-    if trimmed == kind.params:
+    trimmed = trim_request(kind.params, fails)
+    if last is None or trimmed == kind.params:
         return kind
-    try:
-        again = judged(copy_json(trimmed))
-    except StopTrim:
-        again = None
-    if again is None:  # a target that fails only now and then: keep what Hypothesis shrank
-        return kind
-    finding, verdict = again
-    smaller = _write(attrs.evolve(kind, finding=finding, params=trimmed, calls=verdict.calls, fixture=None),
-                     prop, target, policies, tokenizer, seed, fixtures_dir)
+    finding, verdict = last
+    smaller = write(attrs.evolve(kind, finding=finding, params=trimmed, calls=verdict.calls, fixture=None))
     if kind.fixture is not None and smaller.fixture != kind.fixture:
         kind.fixture.unlink(missing_ok=True)
     return smaller

@@ -599,10 +599,11 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
         high = min(top, _reach(messages, system_prompt, True, False) - 1)
         low = _reach(messages, system_prompt, True, True) + 3
         near = draw(st.integers(0, 9)) if low <= high else 0
+        shallow = 3 <= near < 8
         if near < 3:
             # Just above what degrading everything to the floor reaches: every cut is needed.
             high = low + (high - low) // 8
-        elif near < 8:
+        elif shallow:
             # Half the draws: just under what hiding everything reaches, a few tokens left to
             # degrade, fewer than a notice costs. There a cut that frees less than it claims (its
             # notice not weighed, its length not reserved) is the difference between shrinking and
@@ -613,7 +614,7 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
         if got.error is not None and allowed < high:
             allowed = max(1, high)
             got = _fits(messages, system_prompt, allowed, max_tokens)
-        if 3 <= near < 8 and got.error is None and got.degraded:
+        if shallow and got.error is None and got.degraded:
             # The estimate above is a lower bound; the reference's own cut tells exactly what hiding
             # leaves (its count plus what its degradation freed): a few tokens under that.
             hidden_only = got.new_context_tokens + sum(d.before_tokens - d.after_tokens for d in got.degraded)
