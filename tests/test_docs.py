@@ -25,8 +25,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = {"contract": ROOT / "docs" / "contract.md", "domain": ROOT / "docs" / "domain.md"}
-#: Folders whose ``*.py`` files are scanned; ``ctxmodel/strategies`` and ``ctxmodel/properties`` are
-#: symlinks to two of them and are not followed, so each file is scanned once.
+#: Folders whose ``*.py`` files are scanned (``strategies`` and ``properties`` install inside ctxmodel
+#: through pyproject's ``package-dir``; there is no copy of them under ``ctxmodel/``).
 PY_DIRS = ("ctxmodel", "strategies", "properties", "tests", "benchmarks", "regressions")
 SECTION = "\u00a7"
 #: The old out-of-repository location, split so this file does not match itself.
