@@ -159,9 +159,10 @@ def timed_phases(phases: Phases) -> Iterator[None]:
 
 
 def bench_suite(max_examples: int) -> None:
-    from ctxmodel import gate
-    from ctxmodel.profiles import get_profile
     from ctxmodel.properties.registry import all_properties
+
+    from ctxmodel import engine
+    from ctxmodel.profiles import get_profile
     from ctxmodel.targets import open_target
 
     target = open_target("reference")
@@ -169,15 +170,14 @@ def bench_suite(max_examples: int) -> None:
     phases = Phases()
     with tempfile.TemporaryDirectory() as fixtures, timed_phases(phases):
         started = time.perf_counter()
-        report = gate.run_gate(
-            target,
-            props,
+        config = engine.RunConfig(
             policies=target.description.policies,
             profile=get_profile("ci"),
             fixtures_dir=fixtures,
             max_examples=max_examples,
             database=None,
         )
+        report = engine.run(props, config, target=target)
         seconds = time.perf_counter() - started
     examples = sum(o.examples for o in report.outcomes)
     statuses = {s: sum(o.status == s for o in report.outcomes) for s in ("passed", "failed", "skipped", "error")}

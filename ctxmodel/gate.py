@@ -1,7 +1,8 @@
-"""The engine: running properties against a target under Hypothesis (contract §7, §8, §9).
+"""One property against a target under Hypothesis, and the judging of one exchange (contract §7, §8).
 
-One Hypothesis test per property, built at run time: ``@given(prop.inputs(policies))``, a body that
-makes the property's one primary call through a fresh ``TargetProbe`` and hands the exchange to the
+A run of many properties is ``ctxmodel.engine``'s; this module is its unit. One Hypothesis test per
+property, built at run time: ``@given(prop.inputs(policies))``, a body that makes the property's one
+primary call through a fresh ``TargetProbe`` and hands the exchange to the
 property's check. Every finding has a kind (the property and the finding's code; a target fault is a
 kind of its own, whichever property met it); each kind raises its own exception type, so Hypothesis
 keeps the kinds apart: each is shrunk on its own (a shrink never ends on another kind) and written as
@@ -14,13 +15,10 @@ Rendering the outcomes is ``ctxmodel.report``'s job.
 
 from __future__ import annotations
 
-import random
-import signal
-import threading
 import time
 import warnings
 import zlib
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,9 +28,9 @@ from hypothesis import Phase, example, given
 from hypothesis.errors import HypothesisException, HypothesisWarning
 from hypothesis.reporting import with_reporter
 
-from ctxmodel import exitcodes
 from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, describe_exception
+from ctxmodel.events import Emitter, ExampleDrawn, FixtureWritten, Heartbeat, KindMet, WarningMet
 from ctxmodel.fixtures import Fixture, FixtureError, exchanges_json, fixture_name, found_now, write_atomic
 from ctxmodel.hypothesis_hooks import set_database_key, set_seed, without_local_constants
 from ctxmodel.policies import resolve as resolve_policies
@@ -48,12 +46,13 @@ __all__ = [
     "Judgement",
     "Kind",
     "Outcome",
-    "exit_code",
+    "RunOptions",
+    "finding_key",
     "judge",
     "judge_exchange",
     "judge_primary",
+    "property_seed",
     "replay",
-    "run_gate",
     "run_property",
 ]
 
@@ -281,12 +280,12 @@ class RunOptions:
     strict: bool = False
     known_faults: frozenset[str] = frozenset()
     known_kinds: frozenset[str] = frozenset()
-    heartbeat: Callable[[str], None] | None = None
-    #: Called with every generated input (not shrink steps): what ``--coverage`` counts.
-    on_example: Callable[[Property, dict[str, Any]], None] | None = None
+    #: Where the property's events go (``ctxmodel.events``): examples, kinds met, fixtures, heartbeats.
+    emit: Emitter = attrs.field(factory=Emitter)
     #: Called with the key of every finding the body meets, shrink steps and known faults included:
-    #: a run that met none of a set of keys would have gone the same way had they been known faults.
-    on_finding: Callable[[str], None] | None = None
+    #: a scheduler's bookkeeping (a run that met none of a set of keys would have gone the same way
+    #: had they been known faults), not an event.
+    seen: Callable[[str], None] | None = None
     #: Drop the messages a failure does not need once Hypothesis has shrunk it (``ctxmodel.trim``).
     trim: bool = True
 
@@ -315,28 +314,29 @@ def run_property(
         return Outcome(prop, "error", reason=f"cannot build the params strategy: {describe_exception(exc)}")
     state = _State()
     fails_on_warning = options.strict
+    emit = options.emit
+    examples_wanted = emit.wants(ExampleDrawn)
+    beats_wanted = emit.wants(Heartbeat)
 
     def body(params: dict[str, Any]) -> None:
         if state.failing:
             state.shrink_steps += 1
         else:
             state.examples += 1
-            if options.on_example is not None:
-                options.on_example(prop, params)
+            if examples_wanted:
+                emit(ExampleDrawn(prop, copy_json(params)))
         now = time.monotonic()
-        if options.heartbeat is not None and now - state.beat >= HEARTBEAT_SECONDS:
+        if beats_wanted and now - state.beat >= HEARTBEAT_SECONDS:
             state.beat = now
-            options.heartbeat(
-                f"… {prop.id}: {state.examples} examples, {state.shrink_steps} shrink steps, "
-                f"{now - state.started:.0f} s"
-            )
+            emit(Heartbeat(prop.id, f"… {prop.id}: {state.examples} examples, {state.shrink_steps} shrink steps, "
+                                    f"{now - state.started:.0f} s"))
         kept = copy_json(params)
         verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
         raising: list[tuple[str, Finding]] = []
         for finding in verdict.findings:
             key = finding_key(prop, finding)
-            if options.on_finding is not None:
-                options.on_finding(key)
+            if options.seen is not None:
+                options.seen(key)
             if key in options.known_faults:
                 hypothesis.reject()  # reported once, by the property that met it first
             if key in options.known_kinds:
@@ -353,7 +353,9 @@ def run_property(
             if key == "target-timeout" and not state.failing:
                 _shorten_timeout(target, state)
             state.failing = True
-            state.first_seen.setdefault(key, state.examples)
+            if key not in state.first_seen:
+                state.first_seen[key] = state.examples
+                emit(KindMet(prop, key, state.examples))
             state.last[key] = (kept, finding, verdict.calls, state.first_seen[key])
             raise _error_for(key)([f for _, f in raising if _ == key])
 
@@ -379,10 +381,17 @@ def run_property(
     seconds = time.monotonic() - started
     if state.saved_timeout is not None:
         target.timeout = state.saved_timeout  # type: ignore[attr-defined]
+    def write(kind: Kind) -> Kind:
+        written = _write(kind, prop, target, policies, tokenizer, seed, fixtures_dir)
+        assert written.fixture is not None
+        emit(FixtureWritten(prop, written.key, written.fixture))
+        return written
+
     warned = tuple(
-        _write(Kind(key, finding, params, calls, first), prop, target, policies, tokenizer, seed, fixtures_dir)
-        for key, (params, finding, calls, first) in state.warned.items()
+        write(Kind(key, finding, params, calls, first)) for key, (params, finding, calls, first) in state.warned.items()
     )
+    for kind in warned:
+        emit(WarningMet(prop, kind))
     if error is None or not state.last:
         if error is not None and not _only_rejections(error):
             return Outcome(
@@ -399,13 +408,10 @@ def run_property(
             reason=reason, seconds=seconds, known=tuple(state.known_met),
         )
     kinds = tuple(
-        _write(Kind(key, finding, params, calls, first), prop, target, policies, tokenizer, seed, fixtures_dir)
+        write(Kind(key, finding, params, calls, first))
         for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])
     )
     if options.trim:
-        def write(kind: Kind) -> Kind:
-            return _write(kind, prop, target, policies, tokenizer, seed, fixtures_dir)
-
         kinds = tuple(_trimmed(kind, prop, target, policies, tokenizer, write) for kind in kinds)
     return Outcome(
         prop,
@@ -491,160 +497,3 @@ def _write(
     name = fixture_name(kind.key.replace("/", "."), kind.params)
     path = write_atomic(Path(fixtures_dir) / name, fixture.to_json())
     return attrs.evolve(kind, fixture=path)
-
-
-@attrs.frozen
-class GateReport:
-    outcomes: tuple[Outcome, ...]
-    seed: int
-    profile: str
-    #: Why the run stopped early, if it did (an interrupt, the deadline, ``--max-failures``).
-    stopped: str = ""
-
-
-def run_seed_of(seed: int | None, profile: Profile) -> int:
-    """The seed a run uses: the one asked for, else 0 for a deterministic profile, else a fresh one
-    (printed at the end of every run so that it can be repeated)."""
-    return seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
-
-
-def run_gate(
-    target: Target,
-    props: Sequence[Property],
-    *,
-    policies: Mapping[str, str],
-    profile: Profile,
-    fixtures_dir: str | Path,
-    seed: int | None = None,
-    max_examples: int | None = None,
-    database: Any = "default",
-    regressions: Mapping[str, Sequence[dict[str, Any]]] | None = None,
-    on_outcome: Callable[[Outcome], None] | None = None,
-    strict: bool = False,
-    max_failures: int | None = None,
-    deadline: float | None = None,
-    heartbeat: Callable[[str], None] | None = None,
-    on_example: Callable[[Property, dict[str, Any]], None] | None = None,
-    known_kinds: Collection[str] = (),
-    baseline_kinds: Collection[str] = (),
-) -> GateReport:
-    """Every property in turn; ``regressions`` (params by property id) run first as explicit examples.
-    An interrupt, the run's ``deadline`` (seconds) or ``max_failures`` failed properties end the run
-    early: the rest are ``never-run``, and the report says why. ``known_kinds``: see ``RunOptions``.
-    A property that failed only on ``baseline_kinds`` (searched for because their baseline fixture no
-    longer reproduces) does not count towards ``max_failures``: the run would stop early and pass."""
-    run_seed = run_seed_of(seed, profile)
-    with _CtrlC() as ctrl_c:
-        return _run_each(target, props, policies, profile, fixtures_dir, run_seed, max_examples, database,
-                         regressions, on_outcome, strict, max_failures, deadline, heartbeat, on_example,
-                         known_kinds, baseline_kinds, ctrl_c)
-
-
-class _CtrlC:
-    """Notes a Ctrl-C while the run is in progress, whoever catches the KeyboardInterrupt it raises."""
-
-    def __init__(self) -> None:
-        self.pressed = False
-        self._previous: Any = None
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        self.pressed = True
-        raise KeyboardInterrupt
-
-    def __enter__(self) -> _CtrlC:
-        if threading.current_thread() is threading.main_thread() and \
-                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-
-
-def _run_each(
-    target: Target, props: Sequence[Property], policies: Mapping[str, str], profile: Profile,
-    fixtures_dir: str | Path, run_seed: int, max_examples: int | None, database: Any,
-    regressions: Mapping[str, Sequence[dict[str, Any]]] | None, on_outcome: Callable[[Outcome], None] | None,
-    strict: bool, max_failures: int | None, deadline: float | None, heartbeat: Callable[[str], None] | None,
-    on_example: Callable[[Property, dict[str, Any]], None] | None, known_kinds: Collection[str],
-    baseline_kinds: Collection[str], ctrl_c: _CtrlC,
-) -> GateReport:
-    outcomes: list[Outcome] = []
-    known: set[str] = set()
-    started = time.monotonic()
-    stopped = ""
-    for prop in props:
-        stopped = (
-            stopped or past_deadline(started, deadline) or too_many_failures(outcomes, max_failures, baseline_kinds)
-        )
-        if stopped:
-            outcomes.append(Outcome(prop, "never-run", reason=stopped))
-            continue
-        try:
-            outcome = run_property(
-                prop,
-                target,
-                policies=policies,
-                tokenizer=target.description.tokenizer,
-                profile=profile,
-                fixtures_dir=fixtures_dir,
-                seed=run_seed,
-                max_examples=max_examples,
-                database=database,
-                examples=(regressions or {}).get(prop.id, ()),
-                options=RunOptions(
-                    strict=strict, known_faults=frozenset(known), heartbeat=heartbeat, on_example=on_example,
-                    known_kinds=frozenset(known_kinds),
-                ),
-            )
-        except KeyboardInterrupt:
-            stopped = "interrupted"
-            outcomes.append(Outcome(prop, "never-run", reason=stopped))
-            continue
-        if ctrl_c.pressed:
-            # The interrupt reached code that swallowed it (a strategy, Hypothesis, the target): the
-            # run stops all the same, and a property it broke did not run.
-            stopped = "interrupted"
-            if outcome.status == "error":
-                outcome = Outcome(prop, "never-run", reason=stopped)
-        known.update(target_faults(outcome))
-        outcomes.append(outcome)
-        if on_outcome is not None:
-            on_outcome(outcome)
-    return GateReport(tuple(outcomes), run_seed, profile.name, stopped)
-
-
-def past_deadline(started: float, deadline: float | None) -> str:
-    """Why no further property starts, when the run's deadline (seconds from ``started``) is over."""
-    if deadline is not None and time.monotonic() - started >= deadline:
-        return f"the run's deadline of {deadline:g} s passed"
-    return ""
-
-
-def too_many_failures(
-    outcomes: Iterable[Outcome], max_failures: int | None, baseline_kinds: Collection[str] = ()
-) -> str:
-    """Why no further property starts, when the properties before it failed ``max_failures`` times
-    (a property failing only on ``baseline_kinds`` not counted: see ``run_gate``)."""
-    failed = sum(o.status == "failed" and any(k.key not in baseline_kinds for k in o.kinds) for o in outcomes)
-    if max_failures is not None and failed >= max_failures:
-        return f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
-    return ""
-
-
-def target_faults(outcome: Outcome) -> set[str]:
-    """The target-fault kinds an outcome reports, which no later property of the run reports again."""
-    return {k.key for k in outcome.kinds if k.key.startswith("target-")}
-
-
-def exit_code(outcomes: Iterable[Outcome]) -> int:
-    """Contract §9: 1 when a property failed (its fixtures are written); 2 when a property could not
-    run at all (a harness or strategy problem, no fixture); else 0. Warnings fail only a strict run,
-    where they are failures already."""
-    statuses = {o.status for o in outcomes}
-    if "failed" in statuses:
-        return exitcodes.FAILED
-    if "error" in statuses:
-        return exitcodes.USAGE
-    return exitcodes.OK

@@ -1,5 +1,5 @@
-"""``ctxmodel check --jobs N``: the properties of a run spread over N worker processes, with the
-verdicts, fixtures and summary of the same run in one process (``gate.run_gate``) at the same seed.
+"""The engine's scheduler over N worker processes (``ctxmodel check --jobs N``): the verdicts,
+fixtures, events and summary of the same run in one process (``engine.run``) at the same seed.
 
 Each property already draws from its own seed (``gate.property_seed``), so what it generates does
 not depend on the process that runs it or on what ran before. The one thing a property takes from
@@ -9,7 +9,8 @@ ones ahead of it have finished, knowing only the faults kept so far (a subset of
 parent keeps the result only if the run met none of the faults it was not told of, since knowing
 them would then have changed nothing; otherwise the property runs again, told all of them. Results
 are kept in property order, and only then are their fixtures written, their example-database writes
-applied, their progress reported and ``--max-failures`` counted, as in one process.
+applied, their events told (each worker records them) and ``--max-failures`` counted, as in one
+process.
 
 Each worker opens its own target from the spec string (``exec:`` and ``python:`` targets are one
 process per worker). A target whose answers depend on state left by earlier requests can answer
@@ -25,7 +26,7 @@ import pickle
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -33,13 +34,20 @@ from typing import Any
 
 import attrs
 
+from ctxmodel.engine import GateReport, RunConfig, past_deadline, tell_finished, too_many_failures
+from ctxmodel.events import (
+    Emitter,
+    Event,
+    Heartbeat,
+    PropertyStarted,
+)
 from ctxmodel.fixtures import write_atomic
-from ctxmodel.gate import GateReport, Kind, Outcome, past_deadline, run_seed_of, target_faults, too_many_failures
-from ctxmodel.parallel_worker import Done, Setup, Task, apply_ops, worker_main
-from ctxmodel.profiles import Profile
+from ctxmodel.gate import Kind, Outcome
+from ctxmodel.parallel_worker import RECORDED_TYPES, Done, Setup, Task, apply_ops, worker_main
 from ctxmodel.properties.catalogue import Property
 
-__all__ = ["run_gate_parallel"]
+__all__ = ["run_parallel"]
+
 
 
 @attrs.define
@@ -95,9 +103,9 @@ def _ship(prop: Property) -> Property | str:
     return prop
 
 
-def _kept(prop: Property, done: Done, fixtures_dir: str | Path) -> Outcome:
-    """The worker's outcome with its fixtures written where the run writes them."""
-    final = {name: write_atomic(Path(fixtures_dir) / name, json.loads(text)) for name, text in done.fixtures.items()}
+def _kept(prop: Property, done: Done, fixtures_dir: Path) -> tuple[Outcome, dict[str, Path]]:
+    """The worker's outcome with its fixtures written where the run writes them, and where each went."""
+    final = {name: write_atomic(fixtures_dir / name, json.loads(text)) for name, text in done.fixtures.items()}
 
     def moved(kinds: tuple[Kind, ...]) -> tuple[Kind, ...]:
         return tuple(
@@ -107,39 +115,40 @@ def _kept(prop: Property, done: Done, fixtures_dir: str | Path) -> Outcome:
     fields = dict(done.fields)
     fields["kinds"] = moved(fields["kinds"])
     fields["warned"] = moved(fields["warned"])
-    return Outcome(prop, **fields)
+    return Outcome(prop, **fields), final
 
 
-def run_gate_parallel(
-    spec: str,
-    props: Sequence[Property],
-    *,
-    jobs: int,
-    timeout: float,
-    policies: Mapping[str, str],
-    profile: Profile,
-    fixtures_dir: str | Path,
-    seed: int | None = None,
-    max_examples: int | None = None,
-    database: Any = "default",
-    regressions: Mapping[str, Sequence[dict[str, Any]]] | None = None,
-    on_outcome: Callable[[Outcome], None] | None = None,
-    strict: bool = False,
-    max_failures: int | None = None,
-    deadline: float | None = None,
-    heartbeat: Callable[[str], None] | None = None,
-    on_example: Callable[[Property, dict[str, Any]], None] | None = None,
-    known_kinds: Collection[str] = (),
-    baseline_kinds: Collection[str] = (),
-) -> GateReport:
-    """``gate.run_gate`` over ``jobs`` worker processes, each opening ``spec`` with ``timeout``.
-    ``on_example`` sees a property's inputs when its result is kept, not as they are drawn."""
-    run_seed = run_seed_of(seed, profile)
+def _retold(prop: Property, recorded: Sequence[tuple[str, dict[str, Any]]], final: Mapping[str, Path]) -> list[Event]:
+    """A worker's recorded events, with the property and the kept fixtures' paths put back."""
+    types: dict[str, Any] = {t.__name__: t for t in RECORDED_TYPES}
+    events: list[Event] = []
+    for name, fields in recorded:
+        fields = dict(fields)
+        if name == "FixtureWritten":
+            path = final.get(fields["path"].name)
+            if path is None:  # a fixture the trim replaced: its file is gone
+                continue
+            fields["path"] = path
+        if name == "WarningMet" and fields["kind"].fixture is not None:
+            fields["kind"] = attrs.evolve(fields["kind"], fixture=final.get(fields["kind"].fixture.name))
+        events.append(types[name](prop=prop, **fields))
+    return events
+
+
+def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) -> GateReport:
+    """The engine's run over ``config.jobs`` worker processes, each opening ``config.target_spec``
+    with ``config.timeout``. The events of a property are told when its result is kept."""
+    assert config.seed is not None and config.target_spec is not None
+    run_seed = config.seed
+    profile = config.profile
+    max_failures, baseline_kinds, deadline = config.max_failures, config.baseline_kinds, config.deadline
+    recorded = tuple(t.__name__ for t in RECORDED_TYPES if emit.wants(t))
     setup = Setup(
-        spec, timeout, dict(policies), profile, run_seed, max_examples, database, strict, heartbeat is not None,
-        known_kinds=frozenset(known_kinds), examples=on_example is not None,
+        config.target_spec, config.timeout, dict(config.policies), profile, run_seed, config.max_examples,
+        config.database, config.strict, emit.wants(Heartbeat), known_kinds=config.known_kinds, record=recorded,
+        trim=config.trim,
     )
-    real_database = profile.database(database)
+    real_database = profile.database(config.database)
     context = get_context("spawn")
     started = time.monotonic()
     total = len(props)
@@ -174,19 +183,17 @@ def run_gate_parallel(
                 return False
             outcomes.append(Outcome(prop, "never-run", reason=stopped or "not reached"))
             return True
+        emit(PropertyStarted(prop))
         if isinstance(result, str):
             outcome = Outcome(prop, "error", reason=result)
         else:
             if real_database is not None:
                 apply_ops(real_database, result.database_ops)
-            outcome = _kept(prop, result, fixtures_dir)
-            if on_example is not None:
-                for params in result.examples:
-                    on_example(prop, params)
-        known.update(target_faults(outcome))
+            outcome, written = _kept(prop, result, config.fixtures_dir)
+            for event in _retold(prop, result.events, written):
+                emit(event)
+        tell_finished(emit, known, outcome)
         outcomes.append(outcome)
-        if on_outcome is not None:
-            on_outcome(outcome)
         return True
 
     def hand_out(worker: _Worker) -> None:
@@ -204,7 +211,7 @@ def run_gate_parallel(
             return
         prop = props[index]
         try:
-            worker.conn.send(Task(index, _ship(prop), faults, tuple((regressions or {}).get(prop.id, ()))))
+            worker.conn.send(Task(index, _ship(prop), faults, tuple(config.regressions.get(prop.id, ()))))
         except OSError:  # the worker died while idle: the property waits for another one
             again.appendleft((index, faults))
             workers.remove(worker)
@@ -225,14 +232,13 @@ def run_gate_parallel(
             worker.conn.close()
             return
         if message[0] == "beat":
-            if heartbeat is not None:
-                heartbeat(message[1])
+            emit(Heartbeat(props[index].id, message[1]))
             return
         finished[index] = message[1] if message[0] == "done" else message[2]
         worker.busy = None
 
     try:
-        workers.extend(_start_worker(context, setup) for _ in range(max(1, min(jobs, total))))
+        workers.extend(_start_worker(context, setup) for _ in range(max(1, min(config.jobs, total))))
         while True:
             while len(outcomes) < total and keep(len(outcomes), final=False):
                 pass

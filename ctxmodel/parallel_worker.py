@@ -22,14 +22,17 @@ from typing import Any
 import attrs
 from hypothesis.database import ExampleDatabase
 
-from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, describe_exception
+from ctxmodel.events import Callback, Emitter, Event, ExampleDrawn, FixtureWritten, Heartbeat, KindMet, WarningMet
 from ctxmodel.gate import Outcome, RunOptions, run_property
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Property
 from ctxmodel.targets.base import Target
 
-__all__ = ["BufferedDatabase", "Done", "Setup", "Task", "worker_main"]
+__all__ = ["RECORDED_TYPES", "BufferedDatabase", "Done", "Setup", "Task", "worker_main"]
+
+#: The events a worker records for the parent to tell when it keeps the result (a heartbeat is sent live).
+RECORDED_TYPES: tuple[type[Event], ...] = (ExampleDrawn, KindMet, FixtureWritten, WarningMet)
 
 #: ``("save", key, value)``, ``("delete", key, value)`` or ``("move", src, dest, value)``.
 DatabaseOp = tuple[Any, ...]
@@ -99,8 +102,9 @@ class Setup:
     heartbeat: bool
     #: A baseline's kinds that still reproduce (``RunOptions.known_kinds``).
     known_kinds: frozenset[str] = frozenset()
-    #: Whether to send back every generated input, for the parent's ``on_example`` (``--coverage``).
-    examples: bool = False
+    #: The names of the event types the parent's handlers want, recorded to be told when it keeps the run.
+    record: tuple[str, ...] = ()
+    trim: bool = True
 
 
 @attrs.frozen
@@ -123,8 +127,9 @@ class Done:
     fixtures: dict[str, str]
     database_ops: list[DatabaseOp]
     met: frozenset[str]
-    #: Every generated input, in order, when ``Setup.examples`` asked for them.
-    examples: list[dict[str, Any]]
+    #: The events ``Setup.record`` asked for, in order, each as its type's name and its fields
+    #: without the property (the parent has it).
+    events: list[tuple[str, dict[str, Any]]]
 
 
 def _resolve(prop: Property | str) -> Property:
@@ -153,7 +158,18 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done:
     prop = _resolve(task.prop)
     met: set[str] = set()
-    examples: list[dict[str, Any]] = []
+    recorded: list[tuple[str, dict[str, Any]]] = []
+
+    def record(event: Event) -> None:
+        if isinstance(event, Heartbeat):
+            conn.send(("beat", event.text))
+        elif type(event).__name__ in setup.record:
+            fields = attrs.asdict(event, recurse=False)
+            del fields["prop"]
+            recorded.append((type(event).__name__, fields))
+
+    wanted = tuple(t for t in (*RECORDED_TYPES, Heartbeat)
+                   if t.__name__ in setup.record or (t is Heartbeat and setup.heartbeat))
     database = setup.profile.database(setup.database)
     buffered = BufferedDatabase(database) if database is not None else None
     scratch = Path(tempfile.mkdtemp(prefix="ctxmodel-job-"))
@@ -174,9 +190,9 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
                 strict=setup.strict,
                 known_faults=task.known_faults,
                 known_kinds=setup.known_kinds,
-                on_example=(lambda _, params: examples.append(copy_json(params))) if setup.examples else None,
-                heartbeat=(lambda line: conn.send(("beat", line))) if setup.heartbeat else None,
-                on_finding=met.add,
+                emit=Emitter([Callback(record, frozenset(wanted))] if wanted else []),
+                seen=met.add,
+                trim=setup.trim,
             ),
         )
         fixtures = {path.name: path.read_text(encoding="utf-8") for path in outcome.fixtures}
@@ -185,7 +201,7 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
         _SCRATCH.clear()
     fields = {f.name: getattr(outcome, f.name) for f in attrs.fields(Outcome) if f.name != "prop"}
     ops = buffered.ops if buffered else []
-    return Done(task.index, task.known_faults, fields, fixtures, ops, frozenset(met), examples)
+    return Done(task.index, task.known_faults, fields, fixtures, ops, frozenset(met), recorded)
 
 
 def worker_main(conn: Connection, setup: Setup) -> None:

@@ -1,10 +1,11 @@
 """pytest plugin (``pytest11`` entry point ``ctxmodel``): the property gate inside a user's own CI run.
 
 ``pytest --ctxmodel-target SPEC`` adds one test item per selected property, run through the same
-gate code as ``ctxmodel check`` (same shrinking, same fixtures, same report text). The module is
-imported by every pytest run of every project that has ctxmodel installed, so it stays import-light
-(harness-lessons lesson 10, Hypothesis #3140): nothing beyond pytest at import time; the gate,
-Hypothesis and the target load only when ``--ctxmodel-target`` is given. Options are prefixed
+engine as ``ctxmodel check`` (one session, same shrinking, same fixtures, same report text). The
+module is imported by every pytest run of every project that has ctxmodel installed, so it stays
+import-light (Hypothesis's own plugin learned that its import cost every pytest run): nothing beyond
+pytest at import time; the engine, Hypothesis and the target load only when ``--ctxmodel-target`` is
+given. Options are prefixed
 ``--ctxmodel-`` and the ``ctxmodel`` marker is registered, so ``--strict-markers`` runs work.
 """
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from ctxmodel.engine import Session
     from ctxmodel.gate import Outcome
     from ctxmodel.properties.catalogue import Property
     from ctxmodel.targets.base import Target
@@ -80,18 +82,21 @@ class PropertyFailure(Exception):
 
 
 class _Runner:
-    """One target per session, opened on first use and closed at the end."""
+    """One target and one engine session per pytest session, opened on first use and closed at the
+    end: the properties run as ``ctxmodel check`` runs them, one per test item."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.target: Target | None = None
-        self.policies: dict[str, str] = {}
-        self.seed: int | None = None
+        self.session: Session | None = None
 
-    def open(self) -> Target:
-        if self.target is None:
+    def open(self) -> Session:
+        if self.session is None:
+            from ctxmodel.engine import RunConfig, Session
             from ctxmodel.errors import CtxmodelError, TargetError
+            from ctxmodel.fixtures import examples_by_property
             from ctxmodel.policies import parse_pairs, resolve
+            from ctxmodel.profiles import default_profile, get_profile
             from ctxmodel.targets.spec import open_target
 
             opt = self.config.getoption
@@ -101,41 +106,29 @@ class _Runner:
                 pytest.exit(f"ctxmodel: {exc}", returncode=3)
             try:
                 overrides = parse_pairs(opt("ctxmodel_policy"), "--ctxmodel-policy")
-                self.policies = resolve(target.description.policies, overrides)
+                policies = resolve(target.description.policies, overrides)
+                profile = get_profile(opt("ctxmodel_profile") or default_profile())
+                regressions = examples_by_property(opt("ctxmodel_regressions"))
             except CtxmodelError as exc:
                 target.close()
                 pytest.exit(f"ctxmodel: {exc}", returncode=2)
             self.target = target
-        return self.target
+            run = RunConfig(
+                policies=policies, profile=profile, fixtures_dir=opt("ctxmodel_fixtures"), seed=opt("ctxmodel_seed"),
+                max_examples=opt("ctxmodel_max_examples"), regressions=regressions,
+                target_spec=opt("ctxmodel_target"), timeout=opt("ctxmodel_timeout"),
+            )
+            self.session = Session(target, run)
+        return self.session
 
     def run(self, prop: Property) -> Outcome:
-
-        from ctxmodel import gate
-        from ctxmodel.fixtures import examples_by_property
-        from ctxmodel.profiles import default_profile, get_profile
-
-        opt = self.config.getoption
-        target = self.open()
-        profile = get_profile(opt("ctxmodel_profile") or default_profile())
-        if self.seed is None:
-            given = opt("ctxmodel_seed")
-            self.seed = gate.run_seed_of(given, profile)
-        return gate.run_property(
-            prop,
-            target,
-            policies=self.policies,
-            tokenizer=target.description.tokenizer,
-            profile=profile,
-            fixtures_dir=opt("ctxmodel_fixtures"),
-            seed=self.seed,
-            max_examples=opt("ctxmodel_max_examples"),
-            examples=examples_by_property(opt("ctxmodel_regressions")).get(prop.id, ()),
-        )
+        return self.open().run_one(prop)
 
     def close(self) -> None:
         if self.target is not None:
             self.target.close()
             self.target = None
+            self.session = None
 
 
 _RUNNER = pytest.StashKey[_Runner]()

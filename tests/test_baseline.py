@@ -6,13 +6,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from hypothesis import strategies as st
 
-from ctxmodel import exitcodes, gate
+from ctxmodel import engine, exitcodes, gate
 from ctxmodel.baseline import Baseline, Entry, mark, verdicts
+from ctxmodel.engine import RunConfig
 from ctxmodel.fixtures import Fixture
 from ctxmodel.profiles import get_profile
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.targets import open_target
 
 
@@ -35,10 +36,10 @@ TOY = Property("toy.letters", "normalize", "contract §7", "no bb, no aa", _mess
 
 
 def _run(tmp_path: Path, known: set[str], strict: bool = False) -> gate.Outcome:
-    (outcome,) = gate.run_gate(
-        open_target("reference"), [TOY], policies={}, profile=get_profile("ci"), fixtures_dir=tmp_path / "fx",
+    (outcome,) = engine.run([TOY], RunConfig(
+        policies={}, profile=get_profile("ci"), fixtures_dir=tmp_path / "fx",
         max_examples=60, database=None, known_kinds=known, strict=strict,
-    ).outcomes
+    ), target=open_target("reference")).outcomes
     return outcome
 
 
@@ -76,10 +77,10 @@ def test_marking_moves_known_kinds_out_of_the_failures_and_the_exit_code_follows
     assert {k.key for k in raw.kinds} == {"toy.letters/bb", "toy.letters/aa"}
     both = mark(raw, _baseline("toy.letters/bb", "toy.letters/aa"))
     assert both.status == "passed" and both.kinds == () and set(both.known) == {"toy.letters/bb", "toy.letters/aa"}
-    assert gate.exit_code([both]) == exitcodes.OK
+    assert engine.exit_code([both]) == exitcodes.OK
     one = mark(raw, _baseline("toy.letters/bb"))
     assert one.status == "failed" and [k.key for k in one.kinds] == ["toy.letters/aa"]
-    assert gate.exit_code([one]) == exitcodes.FAILED
+    assert engine.exit_code([one]) == exitcodes.FAILED
     said = {v.kind: v.status for v in verdicts(_baseline("toy.letters/bb"), [raw])}
     assert said == {"toy.letters/aa": "new", "toy.letters/bb": "known"}
 
@@ -88,9 +89,9 @@ def test_a_property_failing_only_on_baseline_kinds_does_not_stop_a_max_failures_
     quiet = Property("toy.quiet", "normalize", "contract §7", "holds", _messages, lambda probe, ex: (),
                      requires={"normalize"})
     kinds = {"toy.letters/bb", "toy.letters/aa"}
-    first, second = gate.run_gate(
-        open_target("reference"), [TOY, quiet], policies={}, profile=get_profile("ci"),
+    first, second = engine.run([TOY, quiet], RunConfig(
+        policies={}, profile=get_profile("ci"),
         fixtures_dir=tmp_path / "fx", max_examples=60, database=None, max_failures=1, baseline_kinds=kinds,
-    ).outcomes
+    ), target=open_target("reference")).outcomes
     assert first.status == "failed" and {k.key for k in first.kinds} == kinds  # searched for, so shrunk
     assert second.status == "passed"

@@ -12,13 +12,15 @@ from xml.etree import ElementTree
 
 import attrs
 import pytest
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from hypothesis import strategies as st
 
-from ctxmodel import exitcodes, gate
+from ctxmodel import engine, exitcodes, gate
 from ctxmodel import report as rep
+from ctxmodel.engine import GateReport, RunConfig
+from ctxmodel.events import Callback, PropertyFinished
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.profiles import get_profile
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.targets import open_target
 from ctxmodel.targets.base import Target
 
@@ -81,10 +83,9 @@ RECOVER = Property(
 )
 
 
-def run(target: Target, props: list[Property], tmp_path: Path, spec: str = "reference", **kw: Any) -> gate.GateReport:
-    return gate.run_gate(
-        target,
-        props,
+def run(target: Target, props: list[Property], tmp_path: Path, spec: str = "reference", handlers: Any = (),
+        **kw: Any) -> GateReport:
+    config = RunConfig(
         policies=target.description.policies,
         profile=get_profile("ci"),
         fixtures_dir=tmp_path / "fx",
@@ -92,6 +93,7 @@ def run(target: Target, props: list[Property], tmp_path: Path, spec: str = "refe
         database=None,
         **kw,
     )
+    return engine.run(props, config, target=target, handlers=handlers)
 
 
 def faulty(name: str) -> str:
@@ -103,7 +105,7 @@ def test_passing_properties_write_nothing_and_exit_0(tmp_path: Path) -> None:
     assert [o.status for o in report.outcomes] == ["passed", "passed"]
     assert all(o.examples > 0 for o in report.outcomes)
     assert not (tmp_path / "fx").exists()
-    assert gate.exit_code(report.outcomes) == exitcodes.OK
+    assert engine.exit_code(report.outcomes) == exitcodes.OK
 
 
 def test_a_failure_is_shrunk_and_written_before_it_is_reported(tmp_path: Path) -> None:
@@ -113,11 +115,13 @@ def test_a_failure_is_shrunk_and_written_before_it_is_reported(tmp_path: Path) -
         [COUNT],
         tmp_path,
         max_examples=100,
-        on_outcome=lambda o: seen.append(bool(o.fixtures) and all(f.exists() for f in o.fixtures)),
+        handlers=[Callback(lambda e: seen.append(bool(e.outcome.fixtures)
+                                                 and all(f.exists() for f in e.outcome.fixtures)),
+                           frozenset({PropertyFinished}))],
     )
     (outcome,) = report.outcomes
     assert outcome.status == "failed" and seen == [True]
-    assert gate.exit_code(report.outcomes) == exitcodes.FAILED
+    assert engine.exit_code(report.outcomes) == exitcodes.FAILED
     assert outcome.kinds[0].params == {"messages": [{"role": "user", "content": "bb"}]}  # shrunk to the minimum
     text = rep.format_failure(outcome, "reference")
     assert "found:    messages.0: reads bb" in text and "required: no bb anywhere" in text
@@ -247,8 +251,8 @@ def test_summary_junit_and_exit_codes(tmp_path: Path) -> None:
     )  # type: ignore[arg-type]
     (error,) = run(open_target("reference"), [broken], tmp_path).outcomes
     assert error.status == "error" and "ZeroDivisionError" in error.reason
-    assert gate.exit_code([error]) == exitcodes.USAGE
-    assert gate.exit_code([*report.outcomes, error]) == exitcodes.FAILED
+    assert engine.exit_code([error]) == exitcodes.USAGE
+    assert engine.exit_code([*report.outcomes, error]) == exitcodes.FAILED
 
 
 def test_the_example_database_is_kept_and_replays_the_failure(tmp_path: Path) -> None:
@@ -256,13 +260,12 @@ def test_the_example_database_is_kept_and_replays_the_failure(tmp_path: Path) ->
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     db = DirectoryBasedExampleDatabase(str(tmp_path / "db"))
-    first = gate.run_gate(open_target("reference"), [COUNT], policies={}, profile=get_profile("ci"),
-                          fixtures_dir=tmp_path / "fx", max_examples=100, database=db)
+    first = engine.run([COUNT], RunConfig(policies={}, profile=get_profile("ci"), fixtures_dir=tmp_path / "fx",
+                                          max_examples=100, database=db), target=open_target("reference"))
     assert first.outcomes[0].status == "failed"
     assert any((tmp_path / "db").rglob("*")), "the failure was not saved to the database"
-    again = gate.run_gate(open_target("reference"), [COUNT], policies={}, profile=get_profile("ci"),
-                          fixtures_dir=tmp_path / "fx2", max_examples=100, database=db,
-                          seed=12345)
+    again = engine.run([COUNT], RunConfig(policies={}, profile=get_profile("ci"), fixtures_dir=tmp_path / "fx2",
+                                          max_examples=100, database=db, seed=12345), target=open_target("reference"))
     assert again.outcomes[0].status == "failed"
     assert again.outcomes[0].examples <= 3, "a different seed should still replay the stored failure first"
 
@@ -322,9 +325,10 @@ def test_target_observations_only_where_the_target_phase_runs(
 
 @pytest.mark.slow
 def test_two_bugs_in_one_property_give_two_fixtures_each_replaying_its_own(tmp_path: Path) -> None:
+    from ctxmodel.properties.registry import get
+
     from ctxmodel.fixtures import load_fixture as load
     from ctxmodel.gate import replay
-    from ctxmodel.properties.registry import get
 
     spec = "python:tests.targets.two_bugs:ImagesAndDuplicates"
     target = open_target(spec)

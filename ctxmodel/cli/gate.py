@@ -120,9 +120,13 @@ def check(
     With --baseline DIR, a failure whose kind has a fixture in DIR is known: the run exits 0 when
     every failure is known, 1 when a kind is new, and says per kind new, known, or fixed (fixed: its
     fixture no longer reproduces and the search did not meet it)."""
+    import attrs
+
     from ctxmodel import baseline as base
-    from ctxmodel import gate, report
+    from ctxmodel import engine, gate, report
     from ctxmodel.coverage import Coverage, excluded_by
+    from ctxmodel.engine import RunConfig
+    from ctxmodel.events import Callback, ExampleDrawn, Heartbeat, PropertyFinished
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import select
@@ -149,7 +153,7 @@ def check(
     except CtxmodelError as exc:
         _die(exc)
     outcomes: list[gate.Outcome] = []
-    run_seed = seed
+    run_seed: int | None = seed
     stopped = ""
     code = exitcodes.OK
     running = False
@@ -181,7 +185,8 @@ def check(
                 _die(exc)
             click.echo(report.format_baseline_replay(known))
 
-        def progress(outcome: gate.Outcome) -> None:
+        def progress(event: PropertyFinished) -> None:
+            outcome = event.outcome
             outcomes.append(outcome)
             if known is not None:
                 outcome = base.mark(outcome, known)
@@ -197,37 +202,35 @@ def check(
                     f"{outcome.seconds:.1f} s)"
                 )
 
-        if run_seed is None and chosen_profile.deterministic:
-            run_seed = 0
-        if run_seed is None:
-            import random
-
-            run_seed = random.getrandbits(32)
-        common: dict[str, Any] = dict(
+        config = RunConfig(
             policies=policies,
             profile=chosen_profile,
-            fixtures_dir=fixtures_dir,
-            seed=run_seed,
+            fixtures_dir=Path(fixtures_dir),
+            seed=seed,
             max_examples=max_examples,
             regressions=regressions,
-            on_outcome=progress,
             strict=strict,
             max_failures=1 if exitfirst else max_failures,
             deadline=deadline,
-            heartbeat=lambda line: click.echo(line, err=True),
             known_kinds=known.reproducing if known is not None else (),
             baseline_kinds=known.kinds if known is not None else (),
-            on_example=cells.add if cells is not None else None,
+            jobs=jobs,
+            target_spec=str(spec),
+            timeout=timeout,
         )
-        if jobs > 1:
-            from ctxmodel.parallel import run_gate_parallel
-
-            result = run_gate_parallel(str(spec), props, jobs=jobs, timeout=timeout, **common)
-        else:
-            result = gate.run_gate(target, props, **common)
+        run_seed = config.run_seed()
+        config = attrs.evolve(config, seed=run_seed)
+        handlers = [
+            Callback(progress, frozenset({PropertyFinished})),
+            Callback(lambda e: click.echo(e.text, err=True), frozenset({Heartbeat})),
+        ]
+        if cells is not None:
+            coverage = cells
+            handlers.append(Callback(lambda e: coverage.add(e.prop, e.params), frozenset({ExampleDrawn})))
+        result = engine.run(props, config, target=target, handlers=handlers)
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
-        code = gate.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)
+        code = engine.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)
         if stopped == "interrupted":
             code = exitcodes.INTERRUPTED
     except KeyboardInterrupt:
