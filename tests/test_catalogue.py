@@ -146,9 +146,22 @@ def test_the_core_imports_no_engine_properties_or_cli() -> None:
     graph = _graph()
     for name, deps in graph.items():
         if LAYERS["core"].match(name):
-            upper = r"ctxmodel\.(properties|strategies|gate|report|fuzz|cli|pytest_plugin)"
+            upper = r"ctxmodel\.(properties|strategies|gate|engine|events|parallel|report|fuzz|cli|pytest_plugin)"
             bad = [d for d in deps if re.match(upper, d)]
             assert not bad, f"{name} (core) imports {bad}"
+
+
+def test_every_run_of_properties_goes_through_the_engine() -> None:
+    """One orchestrator: outside the engine's own schedulers only the fuzz campaign (slices of one
+    property) calls the property runner; ``check`` and the pytest plugin run through the engine."""
+    graph = _graph()
+    callers = sorted(
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if "run_property(" in path.read_text(encoding="utf-8")
+    )
+    assert callers == ["engine.py", "fuzz/campaign.py", "gate.py", "parallel_worker.py"], callers
+    assert "ctxmodel.engine" in graph["ctxmodel.cli.gate"] and "ctxmodel.engine" in graph["ctxmodel.pytest_plugin"]
 
 
 def test_the_pytest_plugin_never_imports_the_cli() -> None:
