@@ -11,6 +11,7 @@ budgets anywhere from nothing to all, with the fake and the real counter.
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter as Multiset
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +20,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ctxmodel.recover as rec
 from ctxmodel.codec import load
 from ctxmodel.model import Message, Opaque, Text, ToolResult
 from ctxmodel.recover import CounterLike, _Cut, _Fudge, marker_text, recover
@@ -28,6 +28,9 @@ from ctxmodel.tokens import get_counter
 from ctxmodel.visibility import effective, visible_mask
 from tests.test_recover import CharCounter
 from tests.test_recover_properties import histories
+
+#: The module, not ``ctxmodel.recover`` (the package binds that name to the function).
+rec = importlib.import_module("ctxmodel.recover")
 
 Issue = tuple[str, str]
 
