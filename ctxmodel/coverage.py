@@ -53,8 +53,26 @@ from typing import Any, Protocol
 
 import attrs
 
+from ctxmodel.contract_data import (
+    BEFORE_SUMMARY,
+    CONDENSED,
+    DEFAULT_RESERVE,
+    FLOOR_CHARS,
+    TRUNCATED,
+    allowed_tokens,
+    existing_parents,
+    hidden_reasons,
+    last_summary_index,
+    reserve_for,
+    tool_use_ids,
+    usable_window,
+    window_for,
+)
+from ctxmodel.json_types import JsonMessageView as Msg
+
 __all__ = [
     "CELLS",
+    "DEFAULT_RESERVE",
     "DEGRADABLE",
     "EFFECTIVE_CELLS",
     "IMPOSSIBLE",
@@ -81,9 +99,8 @@ __all__ = [
     "recover_cell",
     "recover_parts",
     "visible_kind",
+    "window_for",
 ]
-
-Msg = Mapping[str, Any]
 
 # -- the partition ----------------------------------------------------------------------------------
 
@@ -95,8 +112,6 @@ COLLAPSED: frozenset[str] = frozenset({"within", "at-allowed", "allowed<=0", "re
 VISIBLE: tuple[str, ...] = ("plain", "condensed", "truncated", "dangling", "legacy")
 DEGRADABLE: tuple[str, ...] = ("string", "image", "dense", "none")
 
-#: A degraded text keeps at least this many characters (contract §4 reference choice).
-FLOOR_CHARS = 200
 #: ``dense`` is a text just above the floor: at most this many characters.
 DENSE_MAX_CHARS = 400
 
@@ -310,28 +325,7 @@ def judged(prop_id: str, op: str) -> tuple[str, ...]:
     return CELLS.get(op, ())
 
 
-# -- reading a history (contract §2, restated on JSON) ----------------------------------------------
-
-
-def hidden_reasons(messages: Sequence[Msg]) -> list[str | None]:
-    """Per message, None when visible, else why hidden: "before-summary", "condense", "truncation"."""
-    summaries = {m.get("condenseId") for m in messages if m.get("isSummary") is True and m.get("condenseId")}
-    markers = {m.get("truncationId") for m in messages
-               if m.get("isTruncationMarker") is True and m.get("truncationId")}
-    last = max((i for i, m in enumerate(messages) if m.get("isSummary") is True), default=-1)
-    out: list[str | None] = []
-    for i, m in enumerate(messages):
-        if i < last:
-            out.append("before-summary")
-        elif i == last:
-            out.append(None)
-        elif m.get("condenseParent") is not None and m.get("condenseParent") in summaries:
-            out.append("condense")
-        elif m.get("truncationParent") is not None and m.get("truncationParent") in markers:
-            out.append("truncation")
-        else:
-            out.append(None)
-    return out
+# -- reading a history (contract §2: ``contract_data.hidden_reasons``) -----------------------------
 
 
 def _blocks(message: Msg) -> list[Any]:
@@ -347,9 +341,8 @@ def visible_kind(messages: Sequence[Msg]) -> str:
     """The ``VISIBLE`` value of a history (the first that applies, in the order legacy, dangling,
     truncated, condensed, plain)."""
     hidden = hidden_reasons(messages)
-    summaries = {m.get("condenseId") for m in messages if m.get("isSummary") is True}
-    markers = {m.get("truncationId") for m in messages if m.get("isTruncationMarker") is True}
-    last = max((i for i, m in enumerate(messages) if m.get("isSummary") is True), default=-1)
+    summaries, markers = existing_parents(messages)
+    last = last_summary_index(messages)
     legacy = dangling = False
     for i, (m, why) in enumerate(zip(messages, hidden, strict=True)):
         if why is None and m.get("role") == "assistant" and (
@@ -357,15 +350,16 @@ def visible_kind(messages: Sequence[Msg]) -> str:
             legacy = True
         if i > last and why is None:
             cp, tp = m.get("condenseParent"), m.get("truncationParent")
-            if (cp is not None and cp not in summaries) or (tp is not None and tp not in markers):
+            if (cp is not None and not (isinstance(cp, str) and cp in summaries)) or (
+                    tp is not None and not (isinstance(tp, str) and tp in markers)):
                 dangling = True
     if legacy:
         return "legacy"
     if dangling:
         return "dangling"
-    if "truncation" in hidden:
+    if TRUNCATED in hidden:
         return "truncated"
-    if "condense" in hidden or "before-summary" in hidden:
+    if CONDENSED in hidden or BEFORE_SUMMARY in hidden:
         return "condensed"
     return "plain"
 
@@ -404,23 +398,6 @@ def degradable_kind(messages: Sequence[Msg]) -> str:
 # -- recover ----------------------------------------------------------------------------------------
 
 
-#: The reserve when ``maxTokens <= 0`` (contract §4).
-DEFAULT_RESERVE = 8192
-
-
-def _allowed(context_window: int, max_tokens: int) -> int:
-    reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
-    return (9 * context_window) // 10 - reserve
-
-
-def window_for(allowed: int, reserve: int) -> int:
-    """The smallest ``contextWindow`` whose budget with ``reserve`` is ``allowed`` (or just above)."""
-    window = max(1, (10 * (allowed + reserve)) // 9 - 1)
-    while (9 * window) // 10 - reserve < allowed:
-        window += 1
-    return window
-
-
 def reference_recover(messages: Sequence[Msg], context_window: int, max_tokens: int, system_prompt: str) -> Any:
     """The reference's recovery of a JSON request (fresh ids), to measure where the request lies."""
     from ctxmodel.codec import load
@@ -455,7 +432,7 @@ def recover_parts(params: Mapping[str, Any]) -> tuple[str, str, str]:
     max_tokens = int(params.get("maxTokens", 0))
     system_prompt = params.get("systemPrompt") or ""
     visible = visible_kind(messages)
-    allowed = _allowed(window, max_tokens)
+    allowed = allowed_tokens(window, max_tokens)
     if allowed <= 0:
         return "allowed<=0", visible, "-"
     count = request_count(messages, system_prompt)
@@ -463,14 +440,13 @@ def recover_parts(params: Mapping[str, Any]) -> tuple[str, str, str]:
         return "within", visible, "-"
     if count == allowed:
         return "at-allowed", visible, "-"
-    if max_tokens <= 0 and count <= (9 * window) // 10 - max_tokens:
+    if max_tokens <= 0 and count <= usable_window(window) - max_tokens:
         return "reserve-gap", visible, "-"
     degradable = degradable_kind(messages)
     got = reference_recover(messages, window, max_tokens, system_prompt)
     if got.error is None:
         return ("over-degrade-only" if got.degraded else "over-hide"), visible, degradable
-    reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
-    stuck = progress_possible(messages, system_prompt, reserve, count)
+    stuck = progress_possible(messages, system_prompt, reserve_for(max_tokens), count)
     return ("over-stuck" if stuck else "over-none"), visible, degradable
 
 
@@ -484,9 +460,8 @@ def recover_cell(params: Mapping[str, Any]) -> str:
 
 def effective_cells(messages: Sequence[Msg]) -> set[str]:
     """The cell of every parent tag in the history (the last summary's own tags aside)."""
-    summary_ids = {m.get("condenseId") for m in messages if m.get("isSummary") is True}
-    marker_ids = {m.get("truncationId") for m in messages if m.get("isTruncationMarker") is True}
-    last = max((i for i, m in enumerate(messages) if m.get("isSummary") is True), default=-1)
+    summary_ids, marker_ids = existing_parents(messages)
+    last = last_summary_index(messages)
     last_id = messages[last].get("condenseId") if last >= 0 else None
     out: set[str] = set()
     for i, m in enumerate(messages):
@@ -497,7 +472,9 @@ def effective_cells(messages: Sequence[Msg]) -> set[str]:
             parent = m.get(tag)
             if parent is None:
                 continue
-            if last >= 0 and parent == last_id:
+            if not isinstance(parent, str):
+                kind = "dangling"  # a parent names a summary or marker by a string id (contract §1)
+            elif last >= 0 and parent == last_id:
                 kind = "last-summary"
             elif parent in summary_ids:
                 kind = "earlier-summary"
@@ -512,12 +489,6 @@ def effective_cells(messages: Sequence[Msg]) -> set[str]:
 # -- normalize --------------------------------------------------------------------------------------
 
 _GOOD_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
-
-
-def _uses(message: Msg) -> list[Any]:
-    if message.get("role") != "assistant":
-        return []
-    return [b.get("id") for b in _blocks(message) if _is(b, "tool_use")]
 
 
 def _other_defect(message: Msg) -> bool:
@@ -546,7 +517,7 @@ def normalize_defects(messages: Sequence[Msg]) -> list[tuple[tuple[int, ...], fr
     at: dict[int, set[str]] = {i: set() for i in range(len(visible))}
     seen: set[Any] = set()
     for i, m in enumerate(visible):
-        uses = _uses(m)
+        uses = tool_use_ids(m)
         for u in uses:
             if u in seen:
                 at[i].add("dup-use")
@@ -562,7 +533,7 @@ def normalize_defects(messages: Sequence[Msg]) -> list[tuple[tuple[int, ...], fr
         if m.get("role") != "user":
             continue
         prev = visible[i - 1] if i > 0 else None
-        valid = set(_uses(prev)) if prev is not None else set()
+        valid = set(tool_use_ids(prev)) if prev is not None else set()
         per_id: Counter[Any] = Counter()
         before_other = False
         for block in _blocks(m):

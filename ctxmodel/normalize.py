@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from ctxmodel.codec import dump_block
+from ctxmodel.contract_data import CONVERSION_PREFIX, INTERRUPTED_TEXT
 from ctxmodel.errors import UsageError
 from ctxmodel.model import Block, History, Message, Text, ToolResult, ToolUse
 from ctxmodel.visibility import visible_mask
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 #: The reference's synthetic result text (contract §3 "Reference"; Roo-Code's own wording, domain §4.1).
-SYNTHETIC_TEXT = "Tool execution was interrupted before completion."
+SYNTHETIC_TEXT = INTERRUPTED_TEXT
 
 #: Orphan policies the reference accepts. ``any`` and ``relabel`` allow dropping every orphan
 #: (contract §3 rule 4), so the reference honours them by dropping.
@@ -78,7 +79,7 @@ def orphan_text(result: ToolResult) -> Text:
         body = content
     else:
         body = json.dumps([dump_block(item, copy=False) for item in content], separators=(",", ":"), ensure_ascii=False)
-    return Text("Tool result:\n" + body)
+    return Text(f"{CONVERSION_PREFIX}\n" + body)
 
 
 def _plural(n: int, word: str) -> str:

@@ -35,6 +35,18 @@ from typing import Any, NamedTuple, Protocol
 import attrs
 
 from ctxmodel.codec import dump
+from ctxmodel.contract_data import (
+    DEFAULT_RESERVE,
+    FAILED_PREFIX,
+    FLOOR_CHARS,
+    MISSING_RESULT,
+    SERVER_PENDING,
+    UNEXPECTED_RESULT,
+    allowed_tokens,
+    marker_text,
+    notice_text,
+    reserve_for,
+)
 from ctxmodel.errors import UsageError
 from ctxmodel.model import Block, History, Message, Opaque, Text, ToolResult, ToolUse
 from ctxmodel.visibility import effective, visible_mask
@@ -52,12 +64,6 @@ __all__ = [
     "recover",
 ]
 
-#: The reserve when ``maxTokens <= 0`` (domain §3.1, ``ANTHROPIC_DEFAULT_MAX_TOKENS``; contract §4).
-DEFAULT_RESERVE = 8192
-#: A degraded tool-result text keeps at least this many characters (contract §4, domain §3.7).
-FLOOR_CHARS = 200
-#: Every controlled error starts with this (contract §4 rule 8).
-FAILED_PREFIX = "Context window recovery failed"
 #: How often a cut length is re-estimated on the kept prefix before moving to the next block.
 _MAX_CUT_ATTEMPTS = 4
 #: Tokens of slack left per cut for BPE effects where the prefix meets the notice (domain §7 D10).
@@ -86,27 +92,6 @@ class CounterLike(Protocol):
     def count_messages(self, messages: Iterable[Message]) -> int: ...
 
     def count_text(self, text: str) -> int: ...
-
-
-def marker_text(hidden: int) -> str:
-    """The marker's content, as the field writes it (domain §2.1, §3.3; contract §4 reference)."""
-    return f"[Sliding window truncation: {hidden} messages hidden to reduce context]"
-
-
-def notice_text(removed: int) -> str:
-    """The notice appended to a cut tool result (domain §3.7; contract §4 reference)."""
-    return f"\n[Tool result truncated: {removed} characters removed to fit the context budget]"
-
-
-def allowed_tokens(context_window: int, max_tokens: int) -> int:
-    """``floor(0.9 * contextWindow) - reserve`` in integers (contract §4 budget).
-
-    Integer arithmetic because ``0.9 * W`` in floats is off by one for some windows (``0.9 * 10``
-    is ``9.000000000000002``, harmless, but ``0.9 * 30`` is ``27.000000000000004`` and
-    ``0.9 * 70`` is ``63.00000000000001``: floors agree, yet nothing guarantees it in general).
-    """
-    reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
-    return (9 * context_window) // 10 - reserve
 
 
 @attrs.frozen
@@ -280,9 +265,9 @@ def _facts(message: Message) -> _Facts:
 def _issues(prev: _Facts | None, message: _Facts, nxt: _Facts | None) -> list[_Issue]:
     """The pairing violations owned by ``message`` given its neighbours in a request.
 
-    ``missing``: a ``tool_use`` of a non-last assistant message whose id does not lead the next
-    user message (§3 rule 1); ``unexpected``: a ``tool_result`` whose id is not a ``tool_use`` of the
-    assistant message right before (§3 rule 4); ``server-pending``: a non-result block after an
+    ``MISSING_RESULT``: a ``tool_use`` of a non-last assistant message whose id does not lead the
+    next user message (§3 rule 1); ``UNEXPECTED_RESULT``: a ``tool_result`` whose id is not a
+    ``tool_use`` of the assistant message right before (§3 rule 4); ``SERVER_PENDING``: a non-result block after an
     unresolved server tool call. Keyed by rule and tool id, as §4 rule 4 compares. Only adjacency
     changes when messages are hidden, so these are the only violations a cut can create.
     """
@@ -290,15 +275,15 @@ def _issues(prev: _Facts | None, message: _Facts, nxt: _Facts | None) -> list[_I
     if message.role == "assistant" and nxt is not None:
         if message.uses:
             leading = nxt.leading if nxt.role == "user" else frozenset()
-            out.extend(("missing", u) for u in message.uses if u not in leading)
+            out.extend((MISSING_RESULT, u) for u in message.uses if u not in leading)
         if message.pending and nxt.role == "user":
             # An unresolved server tool call lets only results follow (domain §5.1; §7 A16).
-            out.extend(("server-pending", i) for i in message.pending for _ in range(nxt.others))
+            out.extend((SERVER_PENDING, i) for i in message.pending for _ in range(nxt.others))
     if message.results:
         allowed = (
             frozenset(prev.uses) if message.role == "user" and prev is not None and prev.role == "assistant" else ()
         )
-        out.extend(("unexpected", r) for r in message.results if r not in allowed)
+        out.extend((UNEXPECTED_RESULT, r) for r in message.results if r not in allowed)
     return out
 
 
@@ -790,9 +775,9 @@ def recover(
         return Recovery(source, f"{FAILED_PREFIX}: {reason}", 0, prev, prev, None, allowed)
 
     if allowed <= 0:
-        reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
         return failed(
-            f"no room for context: allowed = floor(0.9 * {context_window}) - {reserve} = {allowed} tokens (rule 1)"
+            f"no room for context: allowed = floor(0.9 * {context_window}) - {reserve_for(max_tokens)} = {allowed}"
+            " tokens (rule 1)"
         )
     if prev <= allowed:
         return Recovery(source, None, 0, prev, prev, None, allowed)  # rule 2: no change, no error

@@ -48,6 +48,7 @@ from collections.abc import Iterable, Sequence
 import attrs
 
 from ctxmodel.codec import dump_block
+from ctxmodel.contract_data import marker_text
 from ctxmodel.model import (
     Block,
     History,
@@ -378,7 +379,7 @@ def _decider_text(work: _Work, message: Message) -> Message:
         return message.with_content((Text(EMPTY_SUMMARY_TEXT),))
     tid = message.truncation_id
     hidden = sum(1 for e in work.entries if e.message.truncation_parent == tid)
-    return message.with_content(f"[Sliding window truncation: {hidden} messages hidden to reduce context]")
+    return message.with_content(marker_text(hidden))
 
 
 def _sanitized(tool_id: str, taken: set[str]) -> str:

@@ -21,7 +21,16 @@ from typing import Any
 import attrs
 
 from ctxmodel import codec
+from ctxmodel.contract_data import (
+    CONVERSION_PREFIX,
+    DUPLICATE_RESULT,
+    MISSING_RESULT,
+    UNEXPECTED_RESULT,
+    distinct_tool_use_ids,
+)
 from ctxmodel.errors import HistoryError
+from ctxmodel.json_types import JsonBlock as Block
+from ctxmodel.json_types import JsonMessage as Msg
 
 __all__ = [
     "CONVERSION_PREFIX",
@@ -39,12 +48,6 @@ __all__ = [
     "synthetic_marked",
     "use_ids",
 ]
-
-Msg = dict[str, Any]
-Block = dict[str, Any]
-
-#: The text every orphan turned to text starts with (contract §3.4).
-CONVERSION_PREFIX = "Tool result:"
 
 
 class Malformed(Exception):
@@ -85,15 +88,8 @@ def btype(block: Any) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def use_ids(msg: Mapping[str, Any]) -> list[str]:
-    """The distinct ``tool_use`` ids of an assistant message, in order (empty for a user message)."""
-    if msg.get("role") != "assistant":
-        return []
-    out: list[str] = []
-    for block in content_blocks(msg):
-        if btype(block) == "tool_use" and isinstance(block.get("id"), str) and block["id"] not in out:
-            out.append(block["id"])
-    return out
+#: The distinct ``tool_use`` ids of an assistant message, in order (empty for a user message).
+use_ids = distinct_tool_use_ids
 
 
 def leading_results(msg: Mapping[str, Any]) -> list[Block]:
@@ -220,15 +216,15 @@ def pairing_violations(messages: Sequence[Mapping[str, Any]]) -> Counter[tuple[s
             for tool_id in ids:
                 seen = lead.get(tool_id, 0)
                 if seen == 0:
-                    out[("missing-result", tool_id)] += 1
+                    out[(MISSING_RESULT, tool_id)] += 1
                 elif seen > 1:
-                    out[("duplicate-result", tool_id)] += seen - 1
+                    out[(DUPLICATE_RESULT, tool_id)] += seen - 1
         if role == "user":
             prev = messages[k - 1] if k > 0 else None
             allowed = set(use_ids(prev)) if prev is not None else set()
             for block in content_blocks(msg):
                 if btype(block) == "tool_result" and block.get("tool_use_id") not in allowed:
-                    out[("unexpected-result", str(block.get("tool_use_id")))] += 1
+                    out[(UNEXPECTED_RESULT, str(block.get("tool_use_id")))] += 1
     return out
 
 

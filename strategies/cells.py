@@ -35,6 +35,8 @@ from hypothesis.control import current_build_context, currently_in_test_context
 from hypothesis.errors import InvalidArgument
 
 from ctxmodel import coverage
+from ctxmodel.contract_data import DEFAULT_RESERVE, FLOOR_CHARS, notice_text, reserve_for, usable_window, window_for
+from ctxmodel.json_types import JsonMessage as Msg
 from ctxmodel.strategies.blocks import block_extras, image_blocks, tool_names, tool_result_blocks
 from ctxmodel.strategies.histories import (
     SUMMARY_PREFIX,
@@ -60,12 +62,10 @@ from ctxmodel.strategies.text import (
 
 __all__ = ["cell_requests", "effective_histories", "label_cells", "normalize_histories", "novel"]
 
-Msg = dict[str, Any]
 _META = frozenset(
     {"isSummary", "condenseId", "condenseParent", "truncationId", "truncationParent", "isTruncationMarker"}
 )
 _TAGS = ("condenseParent", "truncationParent")
-_NOTICE = "\n[Tool result truncated: {} characters removed to fit the context budget]"
 _MAX_TOKENS = (4096, 8192, 16384, 64000, 1, 100)
 
 
@@ -200,7 +200,7 @@ def _map_results(messages: list[Msg], fn: Callable[[str, bool], str]) -> None:
 def _at_floor(messages: Sequence[Msg]) -> list[Msg]:
     """Every tool-result text over the floor cut to it, notice included (the deepest degradation)."""
     out = copy.deepcopy(list(messages))
-    _map_results(out, lambda t, _: t if len(t) <= 200 else t[:200] + _NOTICE.format(len(t) - 200))
+    _map_results(out, lambda t, _: t if len(t) <= FLOOR_CHARS else t[:FLOOR_CHARS] + notice_text(len(t) - FLOOR_CHARS))
     return out
 
 
@@ -548,7 +548,7 @@ def _pair_boundary(draw: st.DrawFn, messages: Sequence[Msg], system_prompt: str,
 
 
 def _fits(messages: Sequence[Msg], system_prompt: str, allowed: int, reserve: int) -> Any:
-    return coverage.reference_recover(messages, coverage.window_for(allowed, reserve), reserve, system_prompt)
+    return coverage.reference_recover(messages, window_for(allowed, reserve), reserve, system_prompt)
 
 
 def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: str) -> tuple[int, int, bool]:
@@ -556,23 +556,23 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
     reference was asked at that very budget and answered as the regime says (no need to ask again)."""
     if regime == "allowed<=0":
         max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(pick(_MAX_TOKENS))
-        reserve = max_tokens if max_tokens > 0 else coverage.DEFAULT_RESERVE
+        reserve = reserve_for(max_tokens)
         window = draw(st.integers(1, max(1, (10 * reserve) // 9)))
         if draw(chance(30)):
             window = next((w for w in range(max(1, (10 * reserve) // 9 - 2), (10 * reserve) // 9 + 4)
-                           if (9 * w) // 10 - reserve == 0), window)  # allowed == 0 exactly
+                           if usable_window(w) - reserve == 0), window)  # allowed == 0 exactly
         return window, max_tokens, False
     count = coverage.request_count(messages, system_prompt)
     if regime in ("within", "at-allowed"):
         max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(pick(_MAX_TOKENS))
-        reserve = max_tokens if max_tokens > 0 else coverage.DEFAULT_RESERVE
+        reserve = reserve_for(max_tokens)
         slack = 0 if regime == "at-allowed" else (
             draw(st.integers(1, 3)) if draw(chance(50)) else draw(st.integers(4, 2 * count + 100)))
-        return coverage.window_for(count + slack, reserve), max_tokens, False
+        return window_for(count + slack, reserve), max_tokens, False
     if regime == "reserve-gap":
         max_tokens = 0 if draw(chance(40)) else draw(st.integers(-10, -1))
-        allowed = draw(st.integers(max(1, count - coverage.DEFAULT_RESERVE + max_tokens), max(1, count - 1)))
-        return coverage.window_for(allowed, coverage.DEFAULT_RESERVE), max_tokens, False
+        allowed = draw(st.integers(max(1, count - DEFAULT_RESERVE + max_tokens), max(1, count - 1)))
+        return window_for(allowed, DEFAULT_RESERVE), max_tokens, False
     max_tokens = draw(pick(_MAX_TOKENS))
     top = max(1, count - 1)
     if regime == "over-hide":
@@ -594,7 +594,7 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
                 again = _fits(messages, system_prompt, trial, max_tokens)
                 if again.error is None and not again.degraded:
                     allowed = trial
-        return coverage.window_for(allowed, max_tokens), max_tokens, checked
+        return window_for(allowed, max_tokens), max_tokens, checked
     if regime == "over-degrade-only":
         high = min(top, _reach(messages, system_prompt, True, False) - 1)
         low = _reach(messages, system_prompt, True, True) + 3
@@ -628,11 +628,11 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             if edge != allowed:
                 allowed = edge
                 got = _fits(messages, system_prompt, allowed, max_tokens)
-        return coverage.window_for(allowed, max_tokens), max_tokens, got.error is None and bool(got.degraded)
+        return window_for(allowed, max_tokens), max_tokens, got.error is None and bool(got.degraded)
     if regime == "over-stuck":
         high = _reach(messages, system_prompt, False, True) - 3
         if high < 1:
-            return coverage.window_for(1, max_tokens), max_tokens, False
+            return window_for(1, max_tokens), max_tokens, False
         way = draw(st.integers(0, 2))
         if way == 0:
             # Just out of the reference's reach: a recovery that takes one thing more than the
@@ -641,12 +641,12 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             reached = _reached(_fits(messages, system_prompt, high, max_tokens))
             if reached is not None and reached > 1:
                 allowed = draw(st.integers(max(1, reached - 40), reached - 1))
-                return coverage.window_for(allowed, max_tokens), max_tokens, False
+                return window_for(allowed, max_tokens), max_tokens, False
         allowed = draw(st.integers(max(1, high - 150), high) if way < 2 else st.integers(1, high))
-        return coverage.window_for(allowed, max_tokens), max_tokens, False
+        return window_for(allowed, max_tokens), max_tokens, False
     # over-none: nothing can be hidden or shrunk, any budget under the count
     allowed = draw(st.integers(max(1, count - 50), top) if draw(chance(60)) else st.integers(1, top))
-    return coverage.window_for(allowed, max_tokens), max_tokens, False
+    return window_for(allowed, max_tokens), max_tokens, False
 
 
 _LEAVES = re.compile(r" leaves (\d+) tokens, over the ")

@@ -17,6 +17,9 @@ from typing import Any
 import attrs
 from hypothesis import strategies as st
 
+from ctxmodel.contract_data import marker_text
+from ctxmodel.json_types import JsonBlock as Block
+from ctxmodel.json_types import JsonMessage as Msg
 from ctxmodel.strategies.blocks import (
     RESULT_FORMS,
     image_blocks,
@@ -36,13 +39,6 @@ __all__ = ["SUMMARY_PREFIX", "TS_BASE", "histories", "marker_text", "passthrough
 
 TS_BASE = 1_700_000_000_000
 SUMMARY_PREFIX = "Summary of the conversation so far: "
-Block = dict[str, Any]
-Msg = dict[str, Any]
-
-
-def marker_text(n: int) -> str:
-    """The marker text the field writes (domain §2.1, contract §4 reference)."""
-    return f"[Sliding window truncation: {n} messages hidden to reduce context]"
 
 
 #: Drawn first in every turn and call: 0 (where shrinking drives it) drops the whole turn or call.

@@ -2,8 +2,9 @@
 
 ``features(history)`` names each shape the issue asks the strategies to produce ("orphan-after-
 condense", "image-between-parallel-results", ...), judged on the JSON value itself so it works on
-any history, drawn or loaded from a file. It carries its own reading of contract §2 (visibility):
-the labels must not depend on the module they help test.
+any history, drawn or loaded from a file. It reads visibility with the contract's JSON predicate
+(``ctxmodel.contract_data``), not the reference's: the labels must not depend on the module they
+help test.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from hypothesis import event, target
 from hypothesis.control import currently_in_test_context
 from hypothesis.errors import InvalidArgument
 
-from ctxmodel.coverage import hidden_reasons
+from ctxmodel.contract_data import TRUNCATED, existing_parents, hidden_reasons, tool_use_ids
+from ctxmodel.json_types import JsonMessageView as Msg
 from ctxmodel.strategies.blocks import KNOWN_BLOCK_TYPES
 from ctxmodel.strategies.ids import ID_STYLES, id_style
 
@@ -33,8 +35,6 @@ __all__ = [
     "steering",
     "visibility",
 ]
-
-Msg = Mapping[str, Any]
 
 #: Every feature ``histories()`` is asked to produce (issue 4), each at least 2% of examples.
 FEATURES: tuple[str, ...] = (
@@ -123,12 +123,6 @@ def _is_block(block: Any, kind: str) -> bool:
     return isinstance(block, dict) and block.get("type") == kind
 
 
-def _tool_use_ids(message: Msg) -> list[str]:
-    if message.get("role") != "assistant":
-        return []
-    return [b["id"] for b in _blocks(message) if _is_block(b, "tool_use") and isinstance(b.get("id"), str)]
-
-
 def _result_ids(message: Msg) -> list[str]:
     return [b["tool_use_id"] for b in _blocks(message)
             if _is_block(b, "tool_result") and isinstance(b.get("tool_use_id"), str)]
@@ -158,7 +152,7 @@ def analyse(history: Sequence[Msg]) -> Analysis:
     eff = [m for m, h in zip(history, hidden, strict=True) if h is None]
     hidden_use: dict[str, str] = {}
     for m, why in zip(history, hidden, strict=True):
-        for tid in _tool_use_ids(m):
+        for tid in tool_use_ids(m):
             if why is not None:
                 hidden_use.setdefault(tid, why)
 
@@ -167,8 +161,8 @@ def analyse(history: Sequence[Msg]) -> Analysis:
         if m.get("role") != "user":
             continue
         prev = eff[p - 1] if p > 0 else None
-        valid = set(_tool_use_ids(prev)) if prev is not None else set()
-        earlier = {tid for q in range(max(0, p - 1)) for tid in _tool_use_ids(eff[q])}
+        valid = set(tool_use_ids(prev)) if prev is not None else set()
+        earlier = {tid for q in range(max(0, p - 1)) for tid in tool_use_ids(eff[q])}
         for rid in _result_ids(m):
             if rid in valid:
                 continue
@@ -176,13 +170,13 @@ def analyse(history: Sequence[Msg]) -> Analysis:
             if prev is not None and prev.get("role") == "user":
                 f.add("orphan-after-user")
             if rid in hidden_use:
-                f.add("orphan-after-condense" if hidden_use[rid] != "truncation" else "orphan-after-truncation")
+                f.add("orphan-after-condense" if hidden_use[rid] != TRUNCATED else "orphan-after-truncation")
             elif rid in earlier:
                 f.add("orphan-two-turns-back")
-            elif all(rid not in _tool_use_ids(x) for x in history):
+            elif all(rid not in tool_use_ids(x) for x in history):
                 f.add("orphan-unknown-id")
     for p, m in enumerate(eff[:-1]):
-        uses = _tool_use_ids(m)
+        uses = tool_use_ids(m)
         if not uses:
             continue
         nxt = eff[p + 1]
@@ -215,7 +209,7 @@ def analyse(history: Sequence[Msg]) -> Analysis:
         if m.get("isTruncationMarker") is True and role == "assistant":
             f.add("legacy-assistant-marker")
         blocks = _blocks(m)
-        uses = _tool_use_ids(m)
+        uses = tool_use_ids(m)
         if len(uses) >= 2:
             f.add("parallel-calls")
         if len(set(uses)) < len(uses):
@@ -239,7 +233,7 @@ def analyse(history: Sequence[Msg]) -> Analysis:
         _arrangement(f, blocks, prev)
         for b in blocks:
             _block_features(f, b)
-    if history and history[-1].get("role") == "assistant" and _tool_use_ids(history[-1]):
+    if history and history[-1].get("role") == "assistant" and tool_use_ids(history[-1]):
         f.add("trailing-tool-use")
     _tag_features(f, history)
     return Analysis(frozenset(f), defects)
@@ -256,7 +250,7 @@ def _arrangement(f: set[str], blocks: list[Any], prev: Msg | None) -> None:
     between = [b for b in blocks[first:last] if not _is_block(b, "tool_result")]
     if any(_is_block(b, "image") for b in between):
         f.add("image-between-results")
-        uses = set(_tool_use_ids(prev)) if prev is not None else set()
+        uses = set(tool_use_ids(prev)) if prev is not None else set()
         if len(uses) >= 2:
             for a, b in itertools.pairwise(positions):
                 gap = blocks[a + 1 : b]
@@ -266,7 +260,7 @@ def _arrangement(f: set[str], blocks: list[Any], prev: Msg | None) -> None:
     if any(_is_block(b, "text") for b in between):
         f.add("text-between-results")
     if prev is not None:
-        order = _tool_use_ids(prev)
+        order = tool_use_ids(prev)
         ids = [blocks[k].get("tool_use_id") for k in positions]
         ranks = [order.index(x) for x in ids if x in order]
         if ranks != sorted(ranks):
@@ -324,15 +318,16 @@ def _tag_features(f: set[str], history: Sequence[Msg]) -> None:
         f.add("multiple-summaries")
     if markers:
         f.add("truncation-marker")
-    condense_ids = {m.get("condenseId") for m in summaries}
-    truncation_ids = {m.get("truncationId") for m in markers}
+    condense_ids, truncation_ids = existing_parents(history)
     for m in history:
         parent = m.get("condenseParent")
         if parent is not None:
-            f.add("condense-parent" if parent in condense_ids else "dangling-condense-parent")
+            f.add("condense-parent" if isinstance(parent, str) and parent in condense_ids
+                  else "dangling-condense-parent")
         parent = m.get("truncationParent")
         if parent is not None:
-            f.add("truncation-parent" if parent in truncation_ids else "dangling-truncation-parent")
+            f.add("truncation-parent" if isinstance(parent, str) and parent in truncation_ids
+                  else "dangling-truncation-parent")
 
 
 def features(history: Sequence[Msg]) -> set[str]:

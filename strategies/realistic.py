@@ -14,14 +14,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, marker_text
+from ctxmodel.contract_data import marker_text
+from ctxmodel.json_types import JsonMessage as Msg
+from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE
 from ctxmodel.strategies.ids import ID_ALPHABET, ID_PREFIXES
 from ctxmodel.strategies.labels import label
 from ctxmodel.strategies.text import filler, pick
 
 __all__ = ["realistic_histories"]
 
-Msg = dict[str, Any]
 _TOOLS = ("read_file", "execute_command", "apply_diff", "search_files", "list_files", "write_to_file")
 _SEED = st.integers(0, 2**31 - 1)
 

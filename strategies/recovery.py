@@ -25,6 +25,16 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from ctxmodel.codec import load
+from ctxmodel.contract_data import (
+    BEFORE_SUMMARY,
+    CONDENSED,
+    DEFAULT_RESERVE,
+    allowed_tokens,
+    reserve_for,
+    usable_window,
+    window_for,
+)
+from ctxmodel.json_types import JsonMessageView as Msg
 from ctxmodel.strategies.blocks import image_blocks, tool_use_blocks
 from ctxmodel.strategies.cells import cell_requests
 from ctxmodel.strategies.histories import SUMMARY_PREFIX, TS_BASE, histories, marker_text, well_formed_histories
@@ -45,7 +55,6 @@ __all__ = [
     "recovery_shapes",
 ]
 
-DEFAULT_RESERVE = 8192
 #: The cases of contract §4 a request can be in, in shrink order.
 RECOVERY_CASES: tuple[str, ...] = ("within", "little-over", "far-over", "impossible", "allowed<=0")
 
@@ -79,15 +88,6 @@ RECOVERY_SHAPES: dict[str, dict[str, int]] = {
     "marker-in-pair": {"far-over": 15},
     "impossible-long": {"impossible": 60},
 }
-
-Msg = Mapping[str, Any]
-
-
-def allowed_tokens(context_window: int, max_tokens: int) -> int:
-    """Contract §4 budget: ``floor(0.9 * contextWindow) - reserve`` (reserve 8192 when maxTokens <= 0)."""
-    reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
-    return math.floor(0.9 * context_window) - reserve
-
 
 def count_messages(messages: Sequence[Msg], system_prompt: str = "") -> int:
     """``count(systemPrompt) + count(messages)`` with the harness's ``zoo`` counter (contract §4, §5)."""
@@ -170,12 +170,12 @@ def recovery_shapes(request: Mapping[str, Any]) -> set[str]:
     visible = [m for m, h in zip(messages, hidden, strict=True) if h is None]
     over = case in ("little-over", "far-over")
     found: set[str] = set()
-    if case == "within" and any(h in ("condense", "before-summary") for h in hidden):
+    if case == "within" and any(h in (CONDENSED, BEFORE_SUMMARY) for h in hidden):
         if allowed - count_request(messages, request.get("systemPrompt", "")) <= 3:
             found.add("condensed-within")
     if request["maxTokens"] < 0 and over:
         count = count_request(messages, request.get("systemPrompt", ""))
-        if count <= (9 * request["contextWindow"]) // 10 - request["maxTokens"]:
+        if count <= usable_window(request["contextWindow"]) - request["maxTokens"]:
             found.add("reserve-gap")
     if case == "impossible" and len(visible) >= 5:
         found.add("impossible-long")
@@ -203,14 +203,6 @@ def recovery_shapes(request: Mapping[str, Any]) -> set[str]:
                     isinstance(b, dict) and b.get("tool_use_id") in ids for b in content):
                 found.add("marker-in-pair")
     return found
-
-
-def _window_for(allowed: int, reserve: int) -> int:
-    """The smallest ``contextWindow`` whose budget is at least ``allowed`` (float formula, as targets use)."""
-    window = max(1, math.ceil((allowed + reserve) / 0.9) - 1)
-    while math.floor(0.9 * window) - reserve < allowed:
-        window += 1
-    return window
 
 
 def _with_giant(messages: list[dict[str, Any]], giant: str, at_end: bool) -> list[dict[str, Any]]:
@@ -377,7 +369,7 @@ def _marker_in_pair(draw: st.DrawFn, messages: list[dict[str, Any]]) -> list[dic
 @st.composite
 def _condensed(draw: st.DrawFn, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The history with some messages hidden by a summary (added when none hides any)."""
-    if any(h in ("condense", "before-summary") for h in visibility(messages)):
+    if any(h in (CONDENSED, BEFORE_SUMMARY) for h in visibility(messages)):
         return messages
     out = [dict(m) for m in messages] or [{"role": "user", "content": draw(texts(min_size=1, max_size=200))}]
     cut = draw(st.integers(1, len(out)))
@@ -428,7 +420,7 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
         max_tokens = draw(st.integers(-10, 0))
     else:
         max_tokens = draw(pick((4096, 8192, 16384, 64000, 1, 100)))
-    reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
+    reserve = reserve_for(max_tokens)
     degrade_floor: int | None = None
     kept_count = 0
     if shape in ("degrade", "single-giant"):
@@ -463,7 +455,7 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
             # The boundary itself: allowed == 0 exactly, sometimes with nothing to count (a count
             # of 0 is "within" a budget of 0, so only the rule of contract §4.1 makes it an error).
             window = next((w for w in range(math.ceil(reserve / 0.9) - 2, math.ceil(reserve / 0.9) + 3)
-                           if w > 0 and (9 * w) // 10 - reserve == 0), window)
+                           if w > 0 and usable_window(w) - reserve == 0), window)
             if draw(chance(50)):
                 # As little as a history can hold: contract §4 gives recover a non-empty history.
                 messages, system_prompt = [{"role": "user", "content": "."}], ""
@@ -492,7 +484,7 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
                 target_allowed = draw(st.integers(floor, top))
             else:
                 target_allowed = max(1, draw(st.integers(1, max(1, total // 3))))
-        window = _window_for(target_allowed, reserve)
+        window = window_for(target_allowed, reserve)
     request = {"messages": messages, "contextWindow": window, "maxTokens": max_tokens, "systemPrompt": system_prompt}
     if currently_in_test_context():
         event(f"recovery: {recovery_case(request)}")

@@ -17,32 +17,22 @@ messages, hidden and condensed messages) stays in the space, so those defects ar
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-__all__ = ["AGENT_STORED", "INTERRUPTED", "agent_stored", "agent_stored_params", "restrict"]
+from ctxmodel.contract_data import INTERRUPTED_TEXT, tool_use_ids
+from ctxmodel.json_types import JsonMessage as Msg
 
-Msg = dict[str, Any]
+__all__ = ["AGENT_STORED", "INTERRUPTED", "agent_stored", "agent_stored_params", "restrict"]
 
 #: The ``inputs`` policy value that selects this space.
 AGENT_STORED = "agent-stored"
 
 #: What the agents store as the result of a call a resumed task never ran (domain §4.1).
-INTERRUPTED = "Tool execution was interrupted before completion."
+INTERRUPTED = INTERRUPTED_TEXT
 
 _HIDING_TAGS = ("condenseParent", "truncationParent")
-
-
-def _blocks(message: Mapping[str, Any]) -> list[Any]:
-    content = message.get("content")
-    return content if isinstance(content, list) else []
-
-
-def _tool_use_ids(message: Mapping[str, Any]) -> list[str]:
-    return [b["id"] for b in _blocks(message)
-            if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
 
 
 def _without_repeated_uses(message: Msg) -> Msg:
@@ -64,7 +54,7 @@ def _without_repeated_uses(message: Msg) -> Msg:
 
 def _interrupted_results(after: Msg) -> Msg:
     """The user message a resumed task stores after a call it never ran, hidden where the call is."""
-    results = [{"type": "tool_result", "tool_use_id": tid, "content": INTERRUPTED} for tid in _tool_use_ids(after)]
+    results = [{"type": "tool_result", "tool_use_id": tid, "content": INTERRUPTED} for tid in tool_use_ids(after)]
     out: Msg = {"role": "user", "content": results}
     for key in (*_HIDING_TAGS, "ts"):
         if key in after:
@@ -97,7 +87,7 @@ def agent_stored(messages: list[Msg]) -> list[Msg]:
     for message in (_without_repeated_uses(m) if isinstance(m, dict) else m for m in messages):
         previous = out[-1] if out else None
         if (isinstance(previous, dict) and isinstance(message, dict) and previous.get("role") == "assistant"
-                and message.get("role") == "assistant" and _tool_use_ids(previous)):
+                and message.get("role") == "assistant" and tool_use_ids(previous)):
             out.append(_interrupted_results(previous))
         out.append(message)
     if not all(isinstance(m, dict) for m in out):

@@ -20,9 +20,10 @@ from ctxmodel import exitcodes
 from ctxmodel.cli._files import Progress, announce_big, emit_history, open_input, write_history_atomically
 from ctxmodel.cli._files import one_line as _one_line
 from ctxmodel.cli._files import read_prompt as _read_prompt
+from ctxmodel.contract_data import DEFAULT_RESERVE, reserve_for
 from ctxmodel.errors import UsageError
 from ctxmodel.model import Block, Message
-from ctxmodel.recover import DEFAULT_RESERVE, Recovery
+from ctxmodel.recover import Recovery
 from ctxmodel.recover import recover as run_recover
 from ctxmodel.tokens import Counter, get_counter
 
@@ -66,7 +67,7 @@ class _CountingProgress:
 
 
 def _report(result: Recovery, window: int, max_tokens: int, counter: str) -> list[str]:
-    reserve = max_tokens if max_tokens > 0 else DEFAULT_RESERVE
+    reserve = reserve_for(max_tokens)
     lines = [
         f"tokens: {result.prev_context_tokens} -> {result.new_context_tokens}"
         f" (allowed: {result.allowed} = floor(0.9 * {window}) - {reserve}; counter {counter})"
