@@ -36,6 +36,7 @@ __all__ = [
     "RunConfig",
     "Session",
     "exit_code",
+    "faulting_target",
     "past_deadline",
     "run",
     "run_seed_of",
@@ -227,6 +228,7 @@ def _run_serial(session: Session, props: Sequence[Property], ctrl_c: _CtrlC) -> 
         stopped = (
             stopped or past_deadline(started, config.deadline)
             or too_many_failures(outcomes, config.max_failures, config.baseline_kinds)
+            or faulting_target(outcomes)
         )
         if stopped:
             outcomes.append(Outcome(prop, "never-run", reason=stopped))
@@ -266,17 +268,27 @@ def too_many_failures(
     return ""
 
 
+def faulting_target(outcomes: Sequence[Outcome]) -> str:
+    """Why no further property starts: the last property judged nothing, every input it drew having
+    met a fault reported before. A target that faults on every call would make every later property
+    wait out each input (a hang costs its timeout each time) to judge nothing."""
+    if outcomes and outcomes[-1].status == "not-judged":
+        return f"the target met a known fault on every input of {outcomes[-1].prop.id}"
+    return ""
+
+
 def target_faults(outcome: Outcome) -> set[str]:
     """The target-fault kinds an outcome reports, which no later property of the run reports again."""
     return {k.key for k in outcome.kinds if k.key.startswith("target-")}
 
 
 def exit_code(outcomes: Iterable[Outcome]) -> int:
-    """Contract §9: 1 when a property failed (its fixtures are written); 2 when a property could not
+    """Contract §9: 1 when a property failed (its fixtures are written) or judged nothing because every
+    input met a target fault reported before (the fault's fixture is written); 2 when a property could not
     run at all (a harness or strategy problem, no fixture); else 0. Warnings fail only a strict run,
     where they are failures already."""
     statuses = {o.status for o in outcomes}
-    if "failed" in statuses:
+    if statuses & {"failed", "not-judged"}:
         return exitcodes.FAILED
     if "error" in statuses:
         return exitcodes.USAGE

@@ -32,7 +32,13 @@ from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, describe_exception
 from ctxmodel.events import Emitter, ExampleDrawn, FixtureWritten, Heartbeat, KindMet, WarningMet
 from ctxmodel.fixtures import Fixture, FixtureError, exchanges_json, fixture_name, found_now, write_atomic
-from ctxmodel.hypothesis_hooks import set_database_key, set_seed, without_local_constants
+from ctxmodel.hypothesis_hooks import (
+    generating,
+    search_on_after_a_failure,
+    set_database_key,
+    set_seed,
+    without_local_constants,
+)
 from ctxmodel.policies import resolve as resolve_policies
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
@@ -56,7 +62,9 @@ __all__ = [
     "run_property",
 ]
 
-Status = Literal["passed", "failed", "skipped", "error", "never-run"]
+#: ``not-judged``: every input the property drew met a target fault an earlier property reported, so
+#: it judged nothing; that is not a pass (it fails the run like the fault).
+Status = Literal["passed", "failed", "skipped", "error", "never-run", "not-judged"]
 #: Distinct warnings kept per property (the rest are counted), so a noisy target stays readable.
 MAX_WARNINGS = 5
 #: Seconds a property may run before the engine says it is still at work.
@@ -180,7 +188,7 @@ class Kind:
 class Outcome:
     prop: Property
     status: Status
-    #: Examples generated (shrink steps are counted apart).
+    #: Examples generated (shrink steps are counted apart), ``rejected`` among them.
     examples: int = 0
     shrink_steps: int = 0
     #: Distinct failing kinds, each with its minimal input and fixture.
@@ -194,6 +202,12 @@ class Outcome:
     #: Kinds of a baseline this property still fails on (``ctxmodel.baseline``): not failures of the
     #: run, and not shrunk again when their baseline fixture already holds a minimal input.
     known: tuple[str, ...] = ()
+    #: Examples not judged because they met a target fault already reported (``RunOptions.known_faults``).
+    rejected: int = 0
+
+    @property
+    def judged(self) -> int:
+        return self.examples - self.rejected
 
     @property
     def failures(self) -> tuple[Finding, ...]:
@@ -246,6 +260,9 @@ class _State:
     warnings_total: int = 0
     #: Known kinds met, with the example they were first met at.
     known_met: dict[str, int] = attrs.field(factory=dict)
+    #: Generated examples rejected for a known target fault, and the faults they met.
+    rejected: int = 0
+    faults_met: set[str] = attrs.field(factory=set)
     started: float = attrs.field(factory=time.monotonic)
     beat: float = attrs.field(factory=time.monotonic)
     saved_timeout: float | None = None
@@ -319,7 +336,8 @@ def run_property(
     beats_wanted = emit.wants(Heartbeat)
 
     def body(params: dict[str, Any]) -> None:
-        if state.failing:
+        shrinking = state.failing and not generating()
+        if shrinking:
             state.shrink_steps += 1
         else:
             state.examples += 1
@@ -338,6 +356,9 @@ def run_property(
             if options.seen is not None:
                 options.seen(key)
             if key in options.known_faults:
+                if not shrinking:
+                    state.rejected += 1
+                    state.faults_met.add(key)
                 hypothesis.reject()  # reported once, by the property that met it first
             if key in options.known_kinds:
                 state.known_met.setdefault(key, state.examples)
@@ -362,14 +383,15 @@ def run_property(
     test: Any = given(strategy)(body)
     for params in examples:
         test = example(params)(test)
-    test = profile.hypothesis_settings(max_examples=max_examples, database=database)(test)
+    chosen = profile.hypothesis_settings(max_examples=max_examples, database=database)
+    test = chosen(test)
     set_database_key(body, f"ctxmodel:{target.description.name}:{prop.id}")
     set_seed(test, property_seed(seed, prop.id))
 
     error: BaseException | None = None
     try:
         with with_reporter(lambda _: None), without_local_constants(), steering(Phase.target in profile.phases), \
-                warnings.catch_warnings():
+                search_on_after_a_failure(chosen.max_examples), warnings.catch_warnings():
             # Hypothesis warns when its printout of a failing example's arguments grows past its
             # limit (a 1 MB count input). The gate never prints that repr: it renders the fixture.
             warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)
@@ -402,10 +424,15 @@ def run_property(
                 seconds=seconds,
             )
         status: Status = "passed" if state.examples else "never-run"
-        reason = "" if error is None else "every input hit a target fault already reported"
+        reason = ""
+        if state.rejected and state.rejected >= state.examples:
+            status = "not-judged"
+            reason = f"every input ({state.rejected}) met {', '.join(sorted(state.faults_met))}, reported before"
+        elif state.rejected:
+            reason = f"{state.rejected} of {state.examples} inputs met {', '.join(sorted(state.faults_met))}"
         return Outcome(
             prop, status, examples=state.examples, warned=warned, warnings_total=state.warnings_total,
-            reason=reason, seconds=seconds, known=tuple(state.known_met),
+            reason=reason, seconds=seconds, known=tuple(state.known_met), rejected=state.rejected,
         )
     kinds = tuple(
         write(Kind(key, finding, params, calls, first))
@@ -424,6 +451,7 @@ def run_property(
         seconds=seconds,
         flaky=not _is_kind_error(error),
         known=tuple(state.known_met),
+        rejected=state.rejected,
     )
 
 

@@ -13,7 +13,16 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["set_database_key", "set_seed", "without_local_constants"]
+__all__ = ["generating", "search_on_after_a_failure", "set_database_key", "set_seed", "without_local_constants"]
+
+#: The runner ``search_on_after_a_failure`` last saw, for ``generating``.
+_RUNNER: list[Any] = []
+
+
+def generating() -> bool:
+    """Whether the test call now running is a generated example, not a shrink step: after the first
+    failure a search that goes on generating would otherwise count its new examples as shrinks."""
+    return bool(_RUNNER) and getattr(_RUNNER[0], "_current_phase", "") == "generate"
 
 
 def set_database_key(test: Any, key: str) -> None:
@@ -54,3 +63,50 @@ def without_local_constants() -> Iterator[None]:
     finally:
         providers._get_local_constants = getter
         cache.cache.clear()
+
+
+@contextlib.contextmanager
+def search_on_after_a_failure(calls: int) -> Iterator[None]:
+    """Keep generating after the first failure until ``calls`` test calls are made (the property's
+    example budget), not only Hypothesis's own few.
+
+    Hypothesis stops looking once it has a bug and either ten more calls went by fruitless or ten
+    seconds passed, then shrinks what it has. That is right for a unit test and wrong for a gate:
+    a target with three bugs in one property showed one, and a slow target whose first input failed
+    had its property judge one example. Hypothesis's own limits (valid examples, invalid inputs, an
+    exhausted search tree) still end generation. When the hook is missing this does nothing.
+    """
+    try:
+        from hypothesis.internal.conjecture import engine as conjecture
+    except ImportError:  # pragma: no cover - a Hypothesis without the module
+        yield
+        return
+    runner = getattr(conjecture, "ConjectureRunner", None)
+    original = getattr(runner, "should_generate_more", None)
+    exhausted = getattr(runner, "_ConjectureRunner__tree_is_exhausted", None)
+    base = getattr(conjecture, "INVALID_THRESHOLD_BASE", None)
+    per_valid = getattr(conjecture, "INVALID_PER_VALID", None)
+    if runner is None or original is None or exhausted is None or base is None or per_valid is None:
+        yield  # pragma: no cover - a Hypothesis that renamed them: its own stopping rule stays
+        return
+
+    def should_generate_more(self: Any) -> bool:
+        _RUNNER[:] = [self]
+        if original(self):
+            return True
+        if not self.interesting_test_cases:
+            return False  # stopped by its own limits, with nothing found
+        if (
+            self.valid_test_cases >= self.settings.max_examples
+            or self.invalid_test_cases + self.overrun_test_cases > base + per_valid * self.valid_test_cases
+            or exhausted(self)
+        ):
+            return False
+        return bool(self.call_count < calls)
+
+    runner.should_generate_more = should_generate_more
+    try:
+        yield
+    finally:
+        runner.should_generate_more = original
+        _RUNNER.clear()

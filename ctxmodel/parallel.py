@@ -34,7 +34,7 @@ from typing import Any
 
 import attrs
 
-from ctxmodel.engine import GateReport, RunConfig, past_deadline, tell_finished, too_many_failures
+from ctxmodel.engine import GateReport, RunConfig, faulting_target, past_deadline, tell_finished, too_many_failures
 from ctxmodel.events import (
     Emitter,
     Event,
@@ -167,7 +167,8 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
         waited for or run again. ``final``: the run is over, a property not settled is never-run."""
         nonlocal stopped
         prop = props[index]
-        reason = too_many_failures(outcomes, max_failures, baseline_kinds) or (cut_reason if index >= cut else "")
+        reason = (too_many_failures(outcomes, max_failures, baseline_kinds) or faulting_target(outcomes)
+                  or (cut_reason if index >= cut else ""))
         if reason:
             stopped = stopped or reason
             outcomes.append(Outcome(prop, "never-run", reason=stopped))

@@ -152,6 +152,8 @@ class PropertyItem(pytest.Item):
             raise PropertyFailure(report.format_failure(outcome, self.config.getoption("ctxmodel_target")))
         if outcome.status == "error":
             raise PropertyFailure(f"ERROR {self.prop.id}: {outcome.reason}")
+        if outcome.status == "not-judged":
+            raise PropertyFailure(f"NOT JUDGED {self.prop.id}: {outcome.reason}")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, PropertyFailure):

@@ -31,7 +31,7 @@ __all__ = [
     "status_word",
 ]
 
-STATUSES = ("passed", "failed", "skipped", "error", "never-run")
+STATUSES = ("passed", "failed", "not-judged", "skipped", "error", "never-run")
 
 
 def _compact(value: Any, limit: int = 600) -> str:
@@ -115,7 +115,10 @@ def status_word(outcome: Outcome) -> str:
     if outcome.status == "passed" and outcome.known:
         return f"known failures only ({_known_word(outcome)})"
     if outcome.status == "passed":
-        return f"passed, {outcome.warnings_total} warning(s)" if outcome.warnings_total else "passed"
+        word = f"passed, {outcome.warnings_total} warning(s)" if outcome.warnings_total else "passed"
+        return word + (f" (judged {outcome.judged}; {outcome.reason})" if outcome.rejected else "")
+    if outcome.status == "not-judged":
+        return f"NOT JUDGED: {outcome.reason}"
     if outcome.status == "failed":
         n = len(outcome.kinds)
         known = f" + {_known_word(outcome)}" if outcome.known else ""
@@ -210,7 +213,7 @@ def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ct
         "testsuite",
         name=suite,
         tests=str(len(outcomes)),
-        failures=str(sum(o.status == "failed" for o in outcomes)),
+        failures=str(sum(o.status in ("failed", "not-judged") for o in outcomes)),
         errors=str(sum(o.status == "error" for o in outcomes)),
         skipped=str(sum(o.status in ("skipped", "never-run") or (o.status == "passed" and bool(o.known))
                         for o in outcomes)),
@@ -225,6 +228,8 @@ def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ct
         if o.status == "failed":
             node = ElementTree.SubElement(case, "failure", message=o.failures[0].message if o.failures else "failed")
             node.text = format_failure(o, target_spec)
+        elif o.status == "not-judged":
+            ElementTree.SubElement(case, "failure", message=f"not judged: {o.reason}")
         elif o.status == "error":
             ElementTree.SubElement(case, "error", message=o.reason)
         elif o.status == "passed" and o.known:

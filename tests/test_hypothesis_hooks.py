@@ -1,0 +1,44 @@
+"""Every private Hypothesis name ``ctxmodel.hypothesis_hooks`` relies on still exists: a Hypothesis
+release that renames one fails here, not silently in a run that stops searching or loses its seed."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.internal.conjecture import engine as conjecture
+from hypothesis.internal.conjecture import providers
+
+from ctxmodel import hypothesis_hooks
+
+
+def test_the_private_names_exist() -> None:
+    runner = conjecture.ConjectureRunner
+    assert callable(runner.should_generate_more)
+    assert callable(runner._ConjectureRunner__tree_is_exhausted)  # type: ignore[attr-defined]
+    assert isinstance(conjecture.INVALID_THRESHOLD_BASE, int) and isinstance(conjecture.INVALID_PER_VALID, int)
+    assert callable(providers._get_local_constants) and hasattr(providers, "CONSTANTS_CACHE")
+
+
+def test_the_search_goes_on_after_a_failure_and_is_restored() -> None:
+    calls: list[int] = []
+    original = conjecture.ConjectureRunner.should_generate_more
+
+    @settings(max_examples=80, database=None, report_multiple_bugs=True)
+    @given(st.integers())
+    def always_fails(n: int) -> None:
+        calls.append(n)
+        raise AssertionError
+
+    with hypothesis_hooks.search_on_after_a_failure(80):
+        try:
+            always_fails()
+        except AssertionError:
+            pass
+    assert conjecture.ConjectureRunner.should_generate_more is original
+    searched = len(calls)
+    calls.clear()
+    try:
+        always_fails()
+    except AssertionError:
+        pass
+    assert searched > len(calls), (searched, len(calls))
