@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Source this from .ci/run: installs headless Chromium if missing, for the report browser test
-# (issue 6), and exports CTXMODEL_CHROMIUM with the binary's path.
+# and exports CTXMODEL_CHROMIUM with the binary's path.
 # Usage:  . .ci/chromium.sh
 _ctxmodel_find_chromium() {
     for name in chromium chromium-browser google-chrome-stable google-chrome; do

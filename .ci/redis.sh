@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Source this from .ci/run: installs redis-server if missing, starts one on 127.0.0.1 on a free port,
-# and exports CTXMODEL_REDIS_URL for the distributed-campaign test (issue 6). The server dies with
+# and exports CTXMODEL_REDIS_URL for the distributed-campaign test. The server dies with
 # the shell that started it (trap), and keeps no state on disk (no RDB/AOF).
 # Usage:  . .ci/redis.sh
 if ! command -v redis-server >/dev/null 2>&1; then

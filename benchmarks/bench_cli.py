@@ -1,4 +1,4 @@
-"""A command on a real-sized file against a JSON round trip of it, each as a fresh process (issue 16).
+"""A command on a real-sized file against a JSON round trip of it, each as a fresh process.
 
 On ordinary real files (1.5-1.8 MB) every command spent most of its time starting: ``validate``
 0.6 s against a 0.07 s JSON round trip, and loading the tokenizer added about 0.8 s to

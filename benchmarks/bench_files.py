@@ -1,4 +1,4 @@
-"""``validate``, ``repair``, ``count`` and ``recover`` on whole files against the JSON floor (issue 15).
+"""``validate``, ``repair``, ``count`` and ``recover`` on whole files against the JSON floor.
 
 In one run, on generated stored histories of about 1.8 MB (a real task file's size) and 200 MB (an
 extreme one), each command runs as a fresh process, as a user runs it, and is compared with the

@@ -1,4 +1,4 @@
-"""Speed and memory of the history pipeline on a 20,000-message stored history (issue 2).
+"""Speed and memory of the history pipeline on a 20,000-message stored history.
 
 What it measures, in one run, on one generated file (about 50 MB of JSON, a realistic Zoo/Roo mix:
 file reads, command output, diffs, environment details, parallel calls, images, thinking blocks,

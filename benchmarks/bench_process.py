@@ -1,4 +1,4 @@
-"""The process transport's own cost: ``ProcessTarget.call`` against a bare JSON-lines loop (issue 16).
+"""The process transport's own cost: ``ProcessTarget.call`` against a bare JSON-lines loop.
 
 An ``exec:`` target is a child speaking JSON lines (contract §7). The least any client of such a
 child does per request is: encode the request, write it, read one line, decode it. That bare loop is

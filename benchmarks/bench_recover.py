@@ -9,9 +9,9 @@ with the counter's cache cleared before every timing so each counts from cold:
   count weighs the most: the harder ratio), and of mixed log lines, code and CJK. The budget
   is half the history's count, so recovery hides about half the messages. Baseline: one count of
   the same history (``request_tokens``: system prompt and effective history, the recount of
-  contract §4). Goal: ``recover`` <= 1.5x the count at every size (issue 16: it was quadratic,
+  contract §4). Goal: ``recover`` <= 1.5x the count at every size (it was quadratic,
   6.3x at 16,001 messages).
-- **4mb**: the history of issue 3: a task, an assistant ``tool_use``, and a user ``tool_result`` of
+- **4mb**: the 4 MB history: a task, an assistant ``tool_use``, and a user ``tool_result`` of
   about 4 MB of mixed text (prose, code, CJK, emoji, special-token text, long runs), recovered into
   a 100,000-token window with a 30,000 reserve. Baseline: one ``encode_ordinary`` of all the
   history's text with the same verified ``o200k_base`` ranks. Goal: <= 1.5x.

@@ -1,4 +1,4 @@
-"""How fast the strategies generate, and how much of a property run generation takes (issue 4).
+"""How fast the strategies generate, and how much of a property run generation takes.
 
 Prints, in one run: histories per second for ``histories()``, ``well_formed_histories()`` and
 ``realistic_histories()``; and for a property checking the reference pipeline (``effective`` +

@@ -1,4 +1,4 @@
-"""Token-counting speed goals of issue 3 (contract §5), as ratios measured in one run.
+"""Token-counting speed goals (contract §5), as ratios measured in one run.
 
 (2) recount after one small block changed in a 1,000-message history, over a full (cold) count:
     goal <= 5%, since the per-block cache must make a recount cost the changed block.

@@ -1,4 +1,4 @@
-"""The partition of each op's input space, derived from the contract, and who judges which cell (issue 13).
+"""The partition of each op's input space, derived from the contract, and who judges which cell.
 
 Feature shares do not add up to regimes: "condensed messages" and "over budget, must degrade" each
 occur, but rarely together. So the input space of ``recover``, ``effective`` and ``normalize`` is cut

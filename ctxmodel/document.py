@@ -1,6 +1,6 @@
 """A history file as it was opened: what kind of file it is, and how to write it back in its own style.
 
-Users bring whatever file they have at hand after a 400 (issue 15), so opening one recognises it
+Users bring whatever file they have at hand after a 400, so opening one recognises it
 and says so in one line (``Document.notes``) rather than failing on its shape:
 
 * a stored history (``api_conversation_history.json``, a JSON array of messages), read as it is;

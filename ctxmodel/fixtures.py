@@ -1,7 +1,8 @@
 """Failures as values (contract §8): the fixture schema, atomic writing, loading, promotion.
 
 A fixture holds the shrunk params and what the target answered, never a Hypothesis blob or
-database key: those do not survive an upgrade or another machine (harness-lessons pitfalls 1, 2).
+database key: those do not survive an upgrade or another machine (the
+database's format and keys are Hypothesis's own and change between its releases).
 It is written before anything is printed, atomically, so an interrupted run never leaves a torn
 file and a reported failure always has its fixture.
 """
@@ -262,8 +263,9 @@ def exchanges_json(calls: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def examples_by_property(directory: str | os.PathLike[str]) -> dict[str, list[dict[str, Any]]]:
-    """Promoted fixtures' params by property id, to run first as explicit examples (harness-lessons
-    lesson 1: regressions as ``@example``s, never through the database). No directory, no examples."""
+    """Promoted fixtures' params by property id, to run first as explicit examples
+    (regressions as ``@example``s, never through the database, which is a cache). No directory, no
+    examples."""
     path = Path(directory)
     if not path.is_dir():
         return {}

@@ -155,7 +155,7 @@ RULES: Mapping[str, Rule] = MappingProxyType(
         ),
         "reasoning-without-thinking": Rule(
             "no `reasoning` block (an agent's internal block) in a request sent without thinking",
-            "domain §1.2 Block kinds (reasoning), issue 15",
+            "domain §1.2 Block kinds (reasoning)",
         ),
         "image-too-large": Rule("a base64 image is at most 5 MB (of base64 text)", "domain §5.1 image size, §5.2"),
         "image-too-many-pixels": Rule("an image is at most 8000 px on each side", "domain §5.2 Images"),

@@ -2,19 +2,20 @@
 
 Our profiles are built here and handed to each property explicitly, never looked up by name in
 Hypothesis's registry: Hypothesis auto-loads its *own* ``ci`` profile when ``CI`` is set, and that
-one has no database (harness-lessons pitfall 4). ``ci`` is deterministic by a fixed seed per
-property rather than ``derandomize=True``, because Hypothesis ties derandomize to ``database=None``
-and a CI cache of failing examples is worth keeping; fixtures (contract §8) remain the memory.
+one has no database. ``ci`` is deterministic by a fixed seed per property rather than
+``derandomize=True``, because Hypothesis ties derandomize to ``database=None`` and a CI cache of
+failing examples is worth keeping; fixtures (contract §8) remain the memory.
 
-``mutation`` is for mutation testing (harness-lessons lesson 6, pitfall 12): mutmut re-runs the same
-tests once per mutant, so a kill must not depend on a random stream or on a failing example another
-mutant left in a database; it is derandomized, has no database, and suppresses
+``mutation`` is for mutation testing: mutmut re-runs the same tests once per mutant, so a kill must
+not depend on a random stream or on a failing example another mutant left in a database; it is
+derandomized, has no database, and suppresses
 ``differing_executors`` (mutmut calls the same test functions again in one process).
 
-Every profile: ``deadline=None`` (process targets on shared machines are slow and jittery,
-pitfall 9), ``report_multiple_bugs=True`` (each distinct finding kind raises its own exception
-type, so Hypothesis keeps generating after the first bug, shrinks every kind on its own and replays
-each kind's minimal example last: contract §8), and ``too_slow`` suppressed (pitfall 18).
+Every profile: ``deadline=None`` (process targets on shared machines are slow and jittery, and a
+deadline would report their latency as a bug), ``report_multiple_bugs=True`` (each distinct finding
+kind raises its own exception type, so Hypothesis keeps generating after the first bug, shrinks
+every kind on its own and replays each kind's minimal example last: contract §8), and ``too_slow``
+suppressed (a slow target is not a slow strategy).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ PROFILES: dict[str, Profile] = {
 
 def database_path() -> str:
     """The example database (a cache, never the memory): Hypothesis's usual place, or
-    ``HYPOTHESIS_STORAGE_DIRECTORY`` for sandboxed CI (pitfall 16)."""
+    ``HYPOTHESIS_STORAGE_DIRECTORY`` for sandboxed CI, where the working tree may be read-only."""
     root = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY", ".hypothesis")
     return os.path.join(root, "examples")
 

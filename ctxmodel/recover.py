@@ -13,7 +13,7 @@ and one oversized result loops forever over budget. The reference instead
 
 Counting follows contract §4: ``count_text(systemPrompt) + count_messages(effective history)``,
 each counter call applying the fudge once (the counter's declared ``fudge``). Recovery costs about
-one count at every size (issue 16; ``benchmarks/bench_recover.py``): per-message raw sums are
+one count at every size (``benchmarks/bench_recover.py``): per-message raw sums are
 computed once (the counter caches per block), the cut is chosen in one scan from their running
 total, with the pairing comparison kept up to date as the scan goes instead of rebuilt per
 candidate (:class:`_Pairing`), and its count follows from the sums; only kept prefixes of cut

@@ -1,4 +1,4 @@
-"""A compact view of a history for people: one line per message (issue 2).
+"""A compact view of a history for people: one line per message.
 
 Every error and failure report prints histories, and a shrunk counterexample is only useful if a
 person sees its shape at a glance: which message holds which tool ids, in which order, what is

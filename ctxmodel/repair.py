@@ -1,4 +1,4 @@
-"""Repair a stored history so that the request built from it passes the oracle (issue 15).
+"""Repair a stored history so that the request built from it passes the oracle.
 
 ``normalize`` writes a *request*; a user with a 400 needs a *stored history* the agent can load
 again. ``repair`` keeps what the agent needs to keep and changes only what the API rejects:

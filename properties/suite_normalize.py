@@ -47,7 +47,7 @@ Msg = dict[str, Any]
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     """Stored histories whose turns each hold a cell of ``ctxmodel.coverage``'s normalize partition
     (a clean turn, one §3 defect alone, two together), drawn cell first; one in four are plain
-    ``histories()``, every broken shape of the field (issue 13)."""
+    ``histories()``, every broken shape of the field."""
     from hypothesis import strategies as st
 
     from ctxmodel.strategies import normalize_histories

@@ -1,4 +1,4 @@
-"""Inputs drawn cell first (issue 13): the cell of ``ctxmodel.coverage``'s partition, then an input in it.
+"""Inputs drawn cell first: the cell of ``ctxmodel.coverage``'s partition, then an input in it.
 
 Hoping a random history lands in "over budget, must degrade, with condensed messages" leaves that
 cell to luck; here the cell is the first choice and the input is built around it:

@@ -381,7 +381,7 @@ def _histories(draw: st.DrawFn, k: _Knobs) -> list[Msg]:
     # Whole-history overlays are decided first: Hypothesis shrinks earlier choices first, so a
     # failing example sheds condense, truncation and defects before it simplifies the turns.
     # Rates are set so each shape meets a 60-example ci run a few times even though Hypothesis
-    # repeats itself there (a trailing call is what a trailing-policy bug needs; issue 7). Only the
+    # repeats itself there (a trailing call is what a trailing-policy bug needs). Only the
     # odds change, never the draws.
     trailing = k.trailing_tool_use and draw(chance(20))
     condenses = [k.summaries and draw(chance(p)) for p in (30, 40)]
@@ -449,7 +449,7 @@ def histories(
 ) -> st.SearchStrategy[list[dict[str, Any]]]:
     """Arbitrary stored histories (contract §1), every broken shape of the field on by default.
 
-    Each keyword switches one family of shapes off (issue 4's list): orphans pointing two turns back
+    Each keyword switches one family of shapes off: orphans pointing two turns back
     or nowhere (``orphans``), orphans left by a condense or truncation cutting a pair
     (``split_pairs``), duplicates, missing results, images and text between results
     (``interleave``), result content forms, condense summaries and truncation markers (with legacy

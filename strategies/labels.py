@@ -36,7 +36,7 @@ __all__ = [
     "visibility",
 ]
 
-#: Every feature ``histories()`` is asked to produce (issue 4), each at least 2% of examples.
+#: Every feature ``histories()`` is asked to produce, each at least 2% of examples.
 FEATURES: tuple[str, ...] = (
     # orphans (contract §3.4), by how the field makes them
     "orphan-after-condense",
@@ -383,7 +383,7 @@ def label(history: Sequence[Msg], *, prefix: str = "feature") -> Analysis:
 
 
 def feature_table(counts: Mapping[str, int], total: int, names: Iterable[str] = FEATURES) -> str:
-    """A printable table of how often each feature appeared (issue 4: printed in the test output)."""
+    """A printable table of how often each feature appeared (printed in the test output)."""
     rows = [f"{'feature':<38} {'count':>6} {'share':>7}"]
     for name in names:
         n = counts.get(name, 0)

@@ -7,7 +7,7 @@ far over, impossible (a giant first or last visible message no truncation may hi
 ``allowed <= 0``; independently ``maxTokens <= 0`` (reserve 8192).
 
 Inside a case a *shape* may be drawn (``RECOVERY_SHAPES``): an input family the case's generic draw
-almost never produces, though field bugs hide exactly there (domain §3; issue 7's bug zoo and the
+almost never produces, though field bugs hide exactly there (domain §3; the bug zoo and the
 mutation survivors). Each shape is a few per cent of all draws and shrinks away to the generic draw
 (its selector is a small integer whose 0 means "no shape"). Giant texts are a few thousand
 characters against a budget placed just below them, not megabytes: big relative to a small

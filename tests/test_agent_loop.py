@@ -1,4 +1,4 @@
-"""The stateful agent-loop model (issue 6): passes on the reference, fails each of three broken
+"""The stateful agent-loop model: passes on the reference, fails each of three broken
 targets whose bugs only a sequence of steps reaches, printing that sequence."""
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ CASES: dict[str, tuple[bytes, str]] = {
         "messages.0.content.0.source: expected an object, got nothing (key missing)",
     ),
     "role-with-newline": (b'[{"role": "user\\nassistant", "content": "x"}]', 'got "user\\nassistant"'),
-    # A byte-order mark is read past (issue 15); what follows it must still be JSON.
+    # A byte-order mark is read past; what follows it must still be JSON.
     "byte-order-mark": (b"\xef\xbb\xbfnot json", "not JSON: Expecting value at line 1 column 1"),
     "control-character": (b'[{"role": "user", "content": "a\tb"}]', "not JSON: Invalid control character at line 1"),
 }

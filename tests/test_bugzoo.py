@@ -1,4 +1,4 @@
-"""The reduced CI form of issue 7's benchmarks: CI notices when the harness loses power.
+"""The reduced CI form of the bug-zoo benchmarks (``benchmarks/bugzoo``): CI notices when the harness loses power.
 
 Three parts, each a small sample of a full run documented in ``benchmarks/README.md``:
 
@@ -37,7 +37,7 @@ DETECTED = [
     ("bug_zero_progress_success", "recover.progress-or-error"),
     ("bug_allowed_nonpositive_noop", "recover.allowed-nonpositive-errors"),
     pytest.param("bug_count_per_message_rounding", "count.agrees", marks=_SLOW),
-    # Found only after issue 7's run sharpened a property or a strategy: CI keeps them found.
+    # Found only after a zoo run sharpened a property or a strategy: CI keeps them found.
     ("bug_marker_assistant_role", "recover.tagging-rules"),
     pytest.param("bug_closes_trailing", "normalize.trailing-per-policy", marks=_SLOW),
     ("bug_count_flat_images", "count.agrees"),

@@ -1,4 +1,4 @@
-"""``ctxmodel count FILE``: the recount of contract §4 and where the tokens go (issue 3)."""
+"""``ctxmodel count FILE``: the recount of contract §4 and where the tokens go."""
 
 from __future__ import annotations
 

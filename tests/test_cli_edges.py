@@ -1,4 +1,4 @@
-"""Command-line edges of issue 15: recover's usage errors and defaults, progress on big files,
+"""Command-line edges: recover's usage errors and defaults, progress on big files,
 files written with the user's umask, ``exec:VAR=x cmd``."""
 
 from __future__ import annotations

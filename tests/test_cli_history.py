@@ -1,4 +1,4 @@
-"""``ctxmodel validate | normalize | show`` on the example files (issue 2 "Must show")."""
+"""``ctxmodel validate | normalize | show`` on the example files."""
 
 from __future__ import annotations
 

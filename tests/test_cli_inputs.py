@@ -1,4 +1,4 @@
-"""Recognise what was opened, and say so in one line (issue 15).
+"""Recognise what was opened, and say so in one line.
 
 Each kind of file a user may bring after a 400 gets its own line on stderr: what it is, and what
 ctxmodel does with it (reads it, or names the file to open instead). Every command that opens a

@@ -1,4 +1,4 @@
-"""The command line imports only what the command it runs needs (issue 16).
+"""The command line imports only what the command it runs needs.
 
 ``ctxmodel.cli.COMMAND_MODULES`` says which module defines each command, so that ``validate``
 imports the history commands and not the gate, Hypothesis or the tokenizer. It must match what the

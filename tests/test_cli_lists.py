@@ -1,4 +1,4 @@
-"""Long lists a person can read (issue 15): a count per rule first, then the findings, ``--max N``,
+"""Long lists a person can read: a count per rule first, then the findings, ``--max N``,
 ``--format json`` for machines."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Never green by accident (issue 12): a replay with nothing to replay, a target lacking ops a CI
+"""Never green by accident: a replay with nothing to replay, a target lacking ops a CI
 needs, and a run whose every property of an op was skipped say so (contract §9 exit codes)."""
 
 from __future__ import annotations

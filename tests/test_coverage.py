@@ -1,4 +1,4 @@
-"""The partition of each op's input space (issue 13): the classifier, the plans, the cell-first
+"""The partition of each op's input space: the classifier, the plans, the cell-first
 strategies, ``check --coverage`` and the fuzz report's coverage table.
 
 The reduced CI form of "every ci run reaches every cell": for a few cells per op (the ones the

@@ -1,4 +1,4 @@
-"""Campaigns (issue 6 "Must show"): 2 workers find the broken Node example's bug and write one
+"""Campaigns: 2 workers find the broken Node example's bug and write one
 fixture, the reference gives nothing, Ctrl-C leaves fixtures and a valid report, and the database
 survives Hypothesis's own ``ci`` profile.
 

@@ -1,4 +1,4 @@
-"""Distributed campaigns (issue 6): worker A finds a failure; worker B, started afterwards on another
+"""Distributed campaigns: worker A finds a failure; worker B, started afterwards on another
 "machine" with the same ``--db redis://…``, replays it on its first examples.
 
 Uses ``CTXMODEL_REDIS_URL`` when set (``.ci/redis.sh`` exports it), else starts a throwaway

@@ -2,7 +2,7 @@
 
 The rules apply to the visible messages, adjacency taken between visible messages; hidden messages
 come back unchanged and still hidden; a visible summary or marker that decides what is hidden is
-never removed, and a marker or summary never receives results (issue 15: ``normalize --raw`` wrote
+never removed, and a marker or summary never receives results (``normalize --raw`` once wrote
 a synthetic result into the summary of ``examples/orphan-after-condense.json``).
 """
 

@@ -1,4 +1,4 @@
-"""The API's documented limits in ``validate`` (domain §5.2, issue 15), and ``repair`` keeping within them.
+"""The API's documented limits in ``validate`` (domain §5.2), and ``repair`` keeping within them.
 
 Large inputs are built in memory from a few repeated strings, so the test stays fast: a 6 MB
 base64 image, a request of eight 4.5 MB images (36 MB), images too wide, too many of them.

@@ -1,4 +1,4 @@
-"""The zoo's false alarm on ``legit_orphans_to_text`` (issue 7), kept as a test.
+"""The zoo's false alarm on ``legit_orphans_to_text``, kept as a test.
 
 An orphan's list content turned to text as compact JSON -- the reference's own ``to_text``
 serialization (contract §3 "Reference") -- writes a newline inside an item as ``\\n``. Contract §3.4

@@ -1,4 +1,4 @@
-"""``python:`` targets run in a worker process (contract §7, §9; issue 12 "never green by accident").
+"""``python:`` targets run in a worker process (contract §7, §9: never green by accident).
 
 Whatever the op does — ``sys.exit`` with any status, ``os._exit``, ``KeyboardInterrupt``, an
 endless loop, printing to stdout — it fails that input and the gate goes on; the request

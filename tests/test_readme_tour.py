@@ -1,4 +1,4 @@
-"""The README's tour runs as written (issue 15): each debugging command, with the virtualenv active,
+"""The README's tour runs as written: each debugging command, with the virtualenv active,
 exits as its comment says, and the legend names every mark the compact rendering prints."""
 
 from __future__ import annotations

@@ -591,7 +591,7 @@ def test_result_json_has_the_contract_fields() -> None:
     json.dumps(out)
 
 
-# -- the 4 MB case (issue 3 "must show") ------------------------------------------------------------
+# -- the 4 MB case (one tool result of 4 MB) ----------------------------------------------------------
 
 
 def mixed_text(size: int) -> str:

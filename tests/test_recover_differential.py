@@ -1,4 +1,4 @@
-"""The linear cut selection of ``ctxmodel.recover`` against the quadratic one it replaced (issue 16).
+"""The linear cut selection of ``ctxmodel.recover`` against the quadratic one it replaced.
 
 ``old_plan_cut`` below is the cut selection as it was at commit 4e49e1a, copied verbatim with its
 pairing helpers (only renamed): for every candidate it rebuilds the window after the cut, recounts

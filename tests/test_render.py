@@ -1,4 +1,4 @@
-"""The compact rendering people read in every report (issue 2)."""
+"""The compact rendering people read in every report."""
 
 from __future__ import annotations
 

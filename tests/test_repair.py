@@ -1,4 +1,4 @@
-"""``repair``: a stored history whose request passes the oracle, changing as little as it can (issue 15).
+"""``repair``: a stored history whose request passes the oracle, changing as little as it can.
 
 Plain Hypothesis tests on ``histories()`` (every broken shape of the field) for what the catalogue's
 repair properties will ask: the request of the repair passes the oracle, hidden messages and their

@@ -1,4 +1,4 @@
-"""The campaign report in a real browser (issue 6): headless Chromium opens it without errors, takes a
+"""The campaign report in a real browser: headless Chromium opens it without errors, takes a
 screenshot, and the figures it renders (after the page's own script ran) equal report.json's.
 
 Skipped, saying why, when no Chromium is installed (``.ci/chromium.sh`` installs it in CI).

@@ -1,4 +1,4 @@
-"""The strategies produce what issue 4 asks: every feature, every shape, valid well-formed histories."""
+"""The strategies produce every feature, every shape, valid well-formed histories."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def test_every_feature_in_at_least_two_percent_of_1000_histories() -> None:
     assert not rare, f"features under 2%: {rare}"
 
 
-#: Specific shapes ``find()`` must reach within its default budget (issue 4 "Must show").
+#: Specific shapes ``find()`` must reach within its default budget.
 SHAPES = (
     "image-between-parallel-results",
     "orphan-after-condense",
@@ -273,7 +273,7 @@ def test_drawn_histories_share_no_objects() -> None:
     _generate(histories(), 100, _shares_no_objects)
 
 
-# -- recovery shapes (issue 7: the recover zoo bugs hide where the generic draw rarely goes) ---------
+# -- recovery shapes (the recover zoo bugs hide where the generic draw rarely goes) -----------------
 
 #: The labels ``recovery_shapes`` judges a request by; ``degrade`` shows as its three parts.
 _SHAPE_LABELS = ("condensed-within", "reserve-gap", "degrade-image", "degrade-floor", "dense-mix",

@@ -1,4 +1,4 @@
-"""The tokenizer's prepared ranks and lazy imports (issue 16; contract §5: offline, hash-checked).
+"""The tokenizer's prepared ranks and lazy imports (contract §5: offline, hash-checked).
 
 Verified ranks are kept as ``marshal`` bytes in the user cache directory so that a process does not
 parse 200,000 base64 lines before its first count. What must hold: the prepared ranks equal the

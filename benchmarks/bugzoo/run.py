@@ -1,4 +1,4 @@
-"""Run the gate against every zoo variant and print what it caught (issue 7: the harness is worth the bugs it finds).
+"""Run the gate against every zoo variant and print what it caught (the harness is worth the bugs it finds).
 
 Each variant is a ``python:benchmarks.bugzoo.NAME`` target, checked like ``ctxmodel check --profile ci``
 does it (``ctxmodel.gate.run_property``, the same seed, the same settings) except that the example

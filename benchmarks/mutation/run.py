@@ -1,4 +1,4 @@
-"""Mutation testing of the reference with mutmut 3, and the kill matrix: which property kills which mutant (issue 7).
+"""Mutation testing of the reference with mutmut 3, and the kill matrix: which property kills which mutant.
 
     python benchmarks/mutation/run.py                 # a seeded sample of 100 mutants (about 20 min on 2 cores)
     python benchmarks/mutation/run.py --all           # every mutant of the three modules (hours)

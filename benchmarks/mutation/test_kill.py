@@ -2,8 +2,8 @@
 
 A property that passes on the reference (the gate's ``reference`` run) must fail on a mutant that
 changes what the contract requires; one test per property id lets the kill matrix say *which*
-property killed it (harness-lessons lesson 10). The settings are the registered ``mutation``
-profile (``ctxmodel/profiles.py``; lesson 6, pitfall 12): derandomized, no example database (a mutant
+property killed it. The settings are the registered ``mutation``
+profile (``ctxmodel/profiles.py``): derandomized, no example database (a mutant
 must not inherit a failing example found on another), no deadline, ``differing_executors`` suppressed.
 
 ``CTXMODEL_MUTATION_EXAMPLES`` sets the examples per property (default 30: mutation runs each covering

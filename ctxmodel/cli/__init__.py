@@ -1,7 +1,7 @@
 """The ``ctxmodel`` command: a click group whose commands live one family per module here.
 
 Each module of this package defines ``COMMANDS`` (a list of click commands). A command's module is
-imported only when that command runs (issue 16: ``validate`` on a 1.8 MB file spent most of its
+imported only when that command runs (``validate`` on a 1.8 MB file spent most of its
 time importing the gate, Hypothesis and the tokenizer it never used): :data:`COMMAND_MODULES` names
 the module of every command, and ``tests/test_cli_lazy.py`` checks it against what the modules
 define. A command missing from the table is still found, by importing every module (slower, never

@@ -2,7 +2,7 @@
 
 These are the commands a maintainer runs on a real ``api_conversation_history.json`` after a 400:
 is the request this file produces acceptable (contract §6), what would the pairing normalizer make
-of it (contract §3), and what does it look like (issue 2). By default they work on the request a
+of it (contract §3), and what does it look like. By default they work on the request a
 stored file produces, its effective history (contract §2, §6); ``--raw`` takes the file as given.
 
 Input errors propagate as ``HistoryError`` and are printed by ``ctxmodel.cli.main`` as one line

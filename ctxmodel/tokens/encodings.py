@@ -10,7 +10,7 @@ The regex and special tokens come from tiktoken's own constructor (``tiktoken_ex
 called with its rank loader replaced by ours: that way nothing is copied by hand, and the hash we
 check is the one tiktoken asks for (we also pin it, and refuse when tiktoken's differs).
 
-Parsing 200,000 base64 lines is most of what loading costs (issue 16: about 0.8 s per process
+Parsing 200,000 base64 lines is most of what loading costs (about 0.8 s per process
 before the first count). So once ranks have been verified they are also kept in a *prepared form*:
 ``marshal`` bytes of the rank dict in the user's cache directory (``$CTXMODEL_CACHE_DIR``, else the
 platform's cache directory, ``ctxmodel/``), in a file named by the encoding, the verified sha256

@@ -2,7 +2,7 @@
 interpreter down or hang, plus printing to stdout (which must not corrupt the protocol).
 
 ``params["do"]`` picks the misdeed; without it every op answers like the reference. ``recover``
-loops forever on two messages or more (the "infinite loop in recover" of issue 12).
+loops forever on two messages or more (an "infinite loop in recover").
 """
 
 import os
