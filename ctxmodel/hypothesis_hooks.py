@@ -3,7 +3,7 @@ fails when a Hypothesis release renames one).
 
 They exist for three needs the public API does not meet: a test function built at run time needs its
 own database key (the body's source is shared by every property and target), its own seed without
-``hypothesis.seed()`` switching the database off (harness-lessons pitfall 4), and a run must be
+``hypothesis.seed()`` switching the database off (it sets ``database=None``), and a run must be
 replayable from its seed alone, which Hypothesis's mining of literals from loaded modules breaks.
 """
 
