@@ -39,8 +39,8 @@ reaches ``normalize:clean``, with one ``normalize:KIND`` (the defect alone), wit
 ``normalize:A+B`` pair it holds.
 
 A property *judges* the cells of its op that the clause it checks reads (``judged``): every recover
-property has a :class:`Plan`, the patterns its strategy draws one of per example (``*`` is any
-value) plus the patterns it reaches on the way.
+property has a :class:`Plan`, declared with its check, the patterns its strategy draws one of per
+example (``*`` is any value) plus the patterns it reaches on the way.
 """
 
 from __future__ import annotations
@@ -75,18 +75,21 @@ __all__ = [
     "DEFAULT_RESERVE",
     "DEGRADABLE",
     "EFFECTIVE_CELLS",
+    "EVERY_REGIME",
     "IMPOSSIBLE",
     "NORMALIZE_CELLS",
     "NORMALIZE_KINDS",
     "RECOVER_CELLS",
-    "RECOVER_PLANS",
     "REGIMES",
     "VISIBLE",
     "Coverage",
     "OpSummary",
     "Plan",
+    "by_degradable",
+    "by_visible",
     "cells_of",
     "classify",
+    "declare_plan",
     "degradable_kind",
     "effective_cells",
     "hidden_reasons",
@@ -95,6 +98,7 @@ __all__ = [
     "normalize_cells",
     "normalize_defects",
     "op_summaries",
+    "pattern",
     "plan",
     "recover_cell",
     "recover_parts",
@@ -228,98 +232,49 @@ class Plan:
         return {r: examples * counts[r] / len(self.draw) for r in REGIMES if counts[r]}
 
 
-def _p(regime: str, visible: str = "*", degradable: str = "*") -> str:
+def pattern(regime: str, visible: str = "*", degradable: str = "*") -> str:
+    """The recover pattern of ``regime`` (``*`` for any value of an axis; a regime where nothing is
+    degraded has no ``DEGRADABLE`` segment)."""
     if regime in COLLAPSED:
         return f"recover:{regime}/{visible}"
     return f"recover:{regime}/{visible}/{degradable}"
 
 
-def _by_visible(regime: str) -> tuple[str, ...]:
-    return tuple(_p(regime, v) for v in VISIBLE)
+def by_visible(regime: str) -> tuple[str, ...]:
+    """``regime`` once per ``VISIBLE`` value."""
+    return tuple(pattern(regime, v) for v in VISIBLE)
 
 
-def _by_degradable(regime: str) -> tuple[str, ...]:
-    return tuple(_p(regime, "*", d) for d in DEGRADABLE if _possible(_p(regime, "*", d)))
+def by_degradable(regime: str) -> tuple[str, ...]:
+    """``regime`` once per ``DEGRADABLE`` value an input can have there."""
+    return tuple(pattern(regime, "*", d) for d in DEGRADABLE if _possible(pattern(regime, "*", d)))
 
 
-_EVERY_REGIME = tuple(_p(r) for r in REGIMES)
+#: Every regime, whatever is visible: the plan of a recover property that declares none.
+EVERY_REGIME: tuple[str, ...] = tuple(pattern(r) for r in REGIMES)
 
-#: Each recover property's plan: the regimes its clause judges, crossed with the axis it reads there
-#: (what is visible for hiding and recounting; what can be degraded for degradation). At most eleven
-#: patterns are drawn per property, so that 60 examples reach each of them (a pattern drawn one
-#: time in eleven misses a 60-example run 0.5% of the time; the strategies make every example a
-#: fresh draw, ``ctxmodel.strategies.cells.GUARD``).
-RECOVER_PLANS: dict[str, Plan] = {
-    # §7 shape and §4.8 wording: every regime, whatever is visible.
-    "recover.result-shape": Plan(_EVERY_REGIME),
-    "recover.error-text": Plan(_EVERY_REGIME),
-    "purity.recover": Plan(_EVERY_REGIME),
-    # §4.1 and §4.2: the one regime each, by what is visible (a recount that counts hidden messages).
-    "recover.allowed-nonpositive-errors": Plan(_by_visible("allowed<=0")),
-    "recover.within-budget-unchanged": Plan(_by_visible("within") + _by_visible("at-allowed")),
-    # §4.3 never delete, tag only visible, §4.4 pairing: where a cut is made, by what is visible.
-    "recover.never-deletes": Plan(
-        _by_visible("over-hide") + _by_visible("over-degrade-only") + (_p("over-stuck"),),
-        also=_by_degradable("over-degrade-only"),
-    ),
-    "recover.tagging-rules": Plan(
-        (*_by_visible("over-hide"), _p("over-degrade-only"), _p("over-stuck"), _p("over-none"), _p("reserve-gap")),
-    ),
-    "recover.no-new-pairing-violations": Plan(_by_visible("over-hide") + _by_visible("over-degrade-only")),
-    # §4.5: where degradation is needed, where a target may degrade rather than hide (the order is
-    # its own, domain §8.6: a target that degrades first does it where the reference hides), or where
-    # it could only fail. degrade-only-text reads what is visible (hidden results are never cut),
-    # degraded-shrink what can be degraded (a notice that grows a text just above the floor).
-    "recover.degrade-only-text": Plan(
-        _by_visible("over-degrade-only") + tuple(_p("over-hide", v) for v in VISIBLE if v != "plain")
-        + (_p("over-stuck"), _p("over-none")),
-        also=_by_degradable("over-degrade-only") + _by_degradable("over-stuck"),
-    ),
-    "recover.degraded-shrink": Plan(
-        _by_degradable("over-degrade-only") + tuple(_p("over-hide", "*", d) for d in DEGRADABLE if d != "none")
-        + _by_degradable("over-stuck") + (_p("over-none", "*", "dense"),),
-        also=_by_visible("over-degrade-only"),
-    ),
-    # §4.6: where no progress is possible (a recount that miscounts what is visible "progresses"),
-    # where progress cannot reach the budget, and the reserve gap.
-    "recover.progress-or-error": Plan(
-        _by_visible("over-none") + _by_degradable("over-stuck") + (_p("reserve-gap"),),
-    ),
-    # §4.7: a success over budget is most tempting where the budget cannot be reached.
-    "recover.fits-or-converges": Plan(
-        (*_by_visible("over-stuck"), _p("over-hide"), _p("over-degrade-only"), _p("over-none"), _p("reserve-gap"),
-         _p("within")),
-        also=_by_degradable("over-stuck"),
-    ),
-    # §4.8: where errors are due, by what is visible (a failure must leave hidden messages alone too).
-    "recover.error-leaves-input": Plan(
-        (*_by_visible("over-stuck"), _p("over-none"), _p("allowed<=0"), _p("over-hide"), _p("over-degrade-only"),
-         _p("reserve-gap")),
-    ),
-    # §4.9 and the §4.8 warning: where a success is due, by what is visible (the recount).
-    "recover.reported-tokens": Plan(_by_visible("over-hide") + _by_visible("over-degrade-only")),
-    "recover.gives-up-where-possible": Plan(
-        _by_visible("over-hide") + _by_visible("over-degrade-only"),
-        also=_by_degradable("over-hide") + _by_degradable("over-degrade-only"),
-    ),
-    # Recovery applied to its own output: every over-budget regime (the turns appended decide the rest).
-    "recover.sequential": Plan(
-        (_p("over-hide"), _p("over-degrade-only"), _p("over-stuck"), _p("over-none"), _p("reserve-gap")),
-    ),
-}
+#: The plan of each registered property, by id. Each property declares its plan with its check
+#: (``ctxmodel.properties.catalogue.check`` writes it here when it registers the property); it is
+#: read by id because the fuzz report knows a property by its id alone.
+_PLANS: dict[str, Plan] = {}
 
 
-def plan(prop_id: str) -> Plan:
-    """The plan of a recover property (KeyError for a property without one)."""
-    return RECOVER_PLANS[prop_id]
+def declare_plan(prop_id: str, plan: Plan) -> None:
+    _PLANS[prop_id] = plan
+
+
+def plan(prop_id: str) -> Plan | None:
+    """The plan a registered property declared (None for one without a plan)."""
+    return _PLANS.get(prop_id)
 
 
 def judged(prop_id: str, op: str) -> tuple[str, ...]:
     """The cells (patterns) a property judges: its plan for recover (none without one, as the fuzz
     agent loop), every cell for effective and normalize (each of their properties reads every tag and
     every defect), none for other ops."""
-    if prop_id in RECOVER_PLANS:
-        return RECOVER_PLANS[prop_id].judged
+    declared = _PLANS.get(prop_id)
+    if declared is not None:
+        return declared.judged
     if op == "recover":
         return ()
     return CELLS.get(op, ())
@@ -452,7 +407,7 @@ def recover_parts(params: Mapping[str, Any]) -> tuple[str, str, str]:
 
 def recover_cell(params: Mapping[str, Any]) -> str:
     regime, visible, degradable = recover_parts(params)
-    return _p(regime, visible, degradable)
+    return pattern(regime, visible, degradable)
 
 
 # -- effective --------------------------------------------------------------------------------------

@@ -1,15 +1,23 @@
 """The shape of a property: its inputs plus a check of one exchange (contract §7, §8).
 
-A property is data: a stable id (``normalize.results-lead``), the op it judges, the contract clause,
-the policies it follows, a strategy for the op's params, and a check. The engine makes the primary
-call once and hands the check the ``Exchange`` (op, params, result); a check may make follow-up
-calls through the ``Probe`` where the contract needs them (idempotence, convergence, purity, the
-target's own request of a recovered history). Because a check judges an exchange rather than making
-it, every runner judges with the same checks: the gate, ``replay``, the pytest plugin and the fuzz
-agent loop, whose calls are exchanges like any other.
+A property is one record: a stable id (``normalize.results-lead``), the op it judges, the contract
+clause, the policies it follows, a strategy for the op's params, for a recover property the cells
+of the partition it judges (its :class:`~ctxmodel.coverage.Plan`, which its strategy draws from), the
+broken targets it must catch (its witnesses), and a check. Everything that lists properties
+(``ctxmodel properties``, ``PROPERTIES.md``, the coverage table, the witness test) reads the record.
+
+The engine makes the primary call once and hands the check the ``Exchange`` (op, params, result); a
+check may make follow-up calls through the ``Probe`` where the contract needs them (idempotence,
+convergence, purity, the target's own request of a recovered history). Because a check judges an
+exchange rather than making it, every runner judges with the same checks: the gate, ``replay``, the
+pytest plugin and the fuzz agent loop, whose calls are exchanges like any other.
 
 Findings are values with a kind: the property plus a short ``code`` for what went wrong. Distinct
 kinds are distinct failures, each shrunk and kept on its own (contract §8).
+
+An op's own record (:class:`OpInputs`, ``declare_op``) is what the properties every op has are
+derived from (purity, ``ctxmodel.properties.suite_purity``): the strategy of its params and the broken
+targets that break purity for it.
 """
 
 from __future__ import annotations
@@ -20,7 +28,12 @@ from typing import Any, Literal, Protocol
 import attrs
 from hypothesis.strategies import SearchStrategy
 
-__all__ = ["Exchange", "Finding", "Probe", "Property", "check", "registered"]
+from ctxmodel.coverage import EVERY_REGIME, Plan, declare_plan
+
+__all__ = [
+    "Exchange", "Finding", "OpInputs", "Probe", "Property", "Witness", "check", "declare_op", "declared_ops",
+    "plan_params", "registered",
+]
 
 Severity = Literal["fail", "warn"]
 
@@ -105,6 +118,32 @@ Caller = Callable[[Probe, dict[str, Any]], Exchange]
 ParamsStrategy = Callable[[Mapping[str, str]], SearchStrategy[dict[str, Any]]]
 
 
+@attrs.frozen
+class Witness:
+    """A broken target the property must catch (``tests/test_witnesses.py`` runs every one): a property
+    no target can fail is a bug. ``target`` is a spec the gate opens
+    (``python:tests.targets.broken_recover:DeletesHidden``); ``code`` is the finding code the run must
+    meet (``""`` for a check's one uncoded kind, ``target-exception`` for a target that crashes);
+    ``severity`` ``warn`` for a bug the contract only warns about."""
+
+    target: str
+    code: str
+    severity: Severity = "fail"
+
+
+def plan_params(plan: Plan, name: str = "params_of_plan") -> ParamsStrategy:
+    """Requests in the cells of contract §4 that ``plan`` draws, the cell drawn first, then a request in
+    it (``ctxmodel.strategies.cells``): every pattern of the plan meets a 60-example ci run."""
+
+    def params(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+        from ctxmodel.strategies import recovery_requests
+
+        return recovery_requests(cells=plan.draw)
+
+    params.__name__ = params.__qualname__ = name
+    return params
+
+
 def _primary_call(op: str) -> Caller:
     def call(probe: Probe, params: dict[str, Any]) -> Exchange:
         return probe.exchange(op, params)
@@ -130,6 +169,10 @@ class Property:
     call: Caller | None = None
     #: A property that only ever warns (contract §4.8, §4.9): its findings fail only a strict run.
     warning: bool = False
+    #: The cells of its op's partition it judges and its strategy draws (recover; ``ctxmodel.coverage``).
+    plan: Plan | None = None
+    #: The broken targets it must catch, each with the finding code it must produce.
+    witnesses: tuple[Witness, ...] = ()
 
     def inputs(self, policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
         """The params strategy in the input space the target declared (policy ``inputs``, contract §7)."""
@@ -150,29 +193,44 @@ def check(
     op: str,
     clause: str,
     summary: str,
-    params: ParamsStrategy,
+    params: ParamsStrategy | None = None,
     policies: tuple[str, ...] = (),
     requires: Iterable[str] | None = None,
     call: Caller | None = None,
     warning: bool = False,
+    plan: Plan | None = None,
+    witnesses: Iterable[Witness] = (),
 ) -> Callable[[Check], Check]:
     """The one way to register a property: decorate its check. Ids are unique; ``requires`` defaults
-    to the op itself."""
+    to the op itself. A recover property judges every regime of contract §4 unless it declares a
+    ``plan``, and draws its params from its plan unless it declares ``params``; any other op's property
+    declares its ``params``."""
+    if plan is None and op == "recover":
+        plan = Plan(EVERY_REGIME)
+    if params is None:
+        if plan is None:
+            raise ValueError(f"property {id}: a {op} property declares its params")
+        params = plan_params(plan, f"params_of_{id.replace('.', '_').replace('-', '_')}")
+    drawn, witnessed = params, tuple(witnesses)
 
     def register(fn: Check) -> Check:
         if id in _REGISTRY:
             raise ValueError(f"duplicate property id {id}")
+        if plan is not None:
+            declare_plan(id, plan)
         _REGISTRY[id] = Property(
             id=id,
             op=op,
             clause=clause,
             summary=summary,
-            params=params,
+            params=drawn,
             check=fn,
             requires=frozenset({op} if requires is None else requires),
             policies=policies,
             call=call,
             warning=warning,
+            plan=plan,
+            witnesses=witnessed,
         )
         return fn
 
@@ -182,3 +240,28 @@ def check(
 def registered() -> dict[str, Property]:
     """The properties registered so far; ``ctxmodel.properties.registry`` imports every suite first."""
     return dict(_REGISTRY)
+
+
+@attrs.frozen
+class OpInputs:
+    """An op as its suite declares it: the strategy of its params, which the properties every op has
+    draw (purity, contract §1), and the broken targets that break purity for this op."""
+
+    op: str
+    params: ParamsStrategy
+    purity_witnesses: tuple[Witness, ...]
+
+
+_OPS: dict[str, OpInputs] = {}
+
+
+def declare_op(op: str, *, params: ParamsStrategy, purity_witnesses: Iterable[Witness]) -> None:
+    """Declare an op's inputs, once, in its suite."""
+    if op in _OPS:
+        raise ValueError(f"op {op} declared twice")
+    _OPS[op] = OpInputs(op, params, tuple(purity_witnesses))
+
+
+def declared_ops() -> dict[str, OpInputs]:
+    """The ops declared so far; ``ctxmodel.properties.registry`` imports every suite first."""
+    return dict(_OPS)

@@ -1,7 +1,8 @@
 """Every property, from the suites imported here by name (contract §7, §8).
 
-The suites register their checks on import; this module imports each one explicitly, so the
-catalogue is complete whichever runner asks first and no discovery magic decides what runs.
+The suites register their checks and declare their op on import; this module imports each one
+explicitly, so the catalogue is complete whichever runner asks first and no discovery magic decides
+what runs, then derives the properties every op has (purity) from the ops declared.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ctxmodel.properties import (  # noqa: F401  (imported to register their pro
 from ctxmodel.properties.catalogue import Property, registered
 
 __all__ = ["all_properties", "get", "select"]
+
+suite_purity.register_purity()
 
 
 def all_properties() -> list[Property]:

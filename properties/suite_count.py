@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.judge import short
 
 #: One million characters: the size at which the WASM tiktoken of the field crashes (contract §5).
@@ -101,6 +101,24 @@ def _tokens(ex: Exchange) -> tuple[int | None, str]:
     return tokens, ""
 
 
+def _histories_and_texts(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """What every op's properties draw for count (purity): any history with a system prompt."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies import histories, texts
+
+    return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
+
+
+#: The broken targets of the ops but recover and normalize (``tests/targets/broken_ops.py``).
+_P = "python:tests.targets.broken_ops"
+
+declare_op("count", params=_histories_and_texts, purity_witnesses=(
+    Witness(f"{_P}:RemembersToolUses", "answers-differently"),
+    Witness(f"{_P}:MutatesInput", "mutates-input"),
+))
+
+
 @check(
     "count.agrees",
     op="count",
@@ -108,6 +126,7 @@ def _tokens(ex: Exchange) -> tuple[int | None, str]:
     summary="count equals the harness's count under the tokenizer the target declares (system prompt counted "
     "separately).",
     params=_counting,
+    witnesses=(Witness(f"{_P}:CountsPerMessage", ""), Witness(f"{_P}:CountsImagesFlat", "")),
 )
 def agrees(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     tokens, problem = _tokens(ex)
@@ -135,6 +154,7 @@ def agrees(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     clause="contract §5",
     summary="count answers (no exception, no hang) on 1 MB of one repeated character or without whitespace.",
     params=_pathological,
+    witnesses=(Witness(f"{_P}:CrashesOnLongWords", "target-exception"),),
 )
 def pathological(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     tokens, problem = _tokens(ex)

@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.contract import visible_mask
 from ctxmodel.properties.judge import btype, canon, content_blocks, messages_of, short
 
@@ -109,8 +109,27 @@ def _contract_effective(history: list[Msg]) -> tuple[list[Msg], list[int]]:
     return [history[i] for i in kept], kept
 
 
-def _prop(pid: str, clause: str, summary: str) -> Callable[[Any], Any]:
-    return check(pid, op="effective", clause=clause, summary=summary, params=_histories)
+def _effective_histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """What every op's properties draw for effective (purity): histories holding chosen cells of the
+    effective partition."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies import effective_histories
+
+    return st.builds(lambda messages: {"messages": messages}, effective_histories())
+
+
+#: The broken targets of the ops but recover and normalize (``tests/targets/broken_ops.py``).
+_P = "python:tests.targets.broken_ops"
+
+declare_op("effective", params=_effective_histories, purity_witnesses=(
+    Witness(f"{_P}:RemembersToolUses", "answers-differently"),
+    Witness(f"{_P}:MutatesInput", "mutates-input"),
+))
+
+
+def _prop(pid: str, clause: str, summary: str, *, witnesses: tuple[Witness, ...]) -> Callable[[Any], Any]:
+    return check(pid, op="effective", clause=clause, summary=summary, params=_histories, witnesses=witnesses)
 
 
 @_prop(
@@ -118,6 +137,7 @@ def _prop(pid: str, clause: str, summary: str) -> Callable[[Any], Any]:
     "contract §2",
     "The effective history shows exactly the messages the visibility predicate shows (after the last summary; "
     "hidden by an existing summary or marker), allowing only the orphan-result filter.",
+    witnesses=(Witness(f"{_P}:DanglingParentsHide", "visible-missing"),),
 )
 def visibility(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history: list[Msg] = ex.params["messages"]
@@ -154,6 +174,7 @@ def visibility(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §2",
     "The effective history is an order-preserving subsequence of the input that edits no content (a message "
     "may only lose tool results, under the orphan filter).",
+    witnesses=(Witness(f"{_P}:CleansInEffective", ""),),
 )
 def subsequence(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history: list[Msg] = ex.params["messages"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.contract import effective, visible_mask
 from ctxmodel.properties.judge import (
     NormalizePlan,
@@ -90,8 +90,20 @@ def conversion_holds(text_block: Mapping[str, Any], result: Mapping[str, Any]) -
     return all(any(form in text for form in _escapings(t)) for t in result_texts(result))
 
 
-def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -> Callable[[Any], Any]:
-    return check(pid, op="normalize", clause=clause, summary=summary, params=_histories, policies=policies)
+#: The broken normalize targets (``tests/targets/broken_normalize.py``), one bug each.
+_N = "python:tests.targets.broken_normalize"
+
+declare_op("normalize", params=_histories, purity_witnesses=(
+    Witness("python:tests.targets.broken_ops:RemembersToolUses", "answers-differently"),
+    Witness("python:tests.targets.broken_ops:MutatesInput", "mutates-input"),
+))
+
+
+def _prop(
+    pid: str, clause: str, summary: str, policies: tuple[str, ...] = (), *, witnesses: tuple[Witness, ...]
+) -> Callable[[Any], Any]:
+    return check(pid, op="normalize", clause=clause, summary=summary, params=_histories, policies=policies,
+                 witnesses=witnesses)
 
 
 @_prop(
@@ -99,6 +111,10 @@ def _prop(pid: str, clause: str, summary: str, policies: tuple[str, ...] = ()) -
     "contract §3.1",
     "After every assistant tool_use message (but the last), the next message is a user message that "
     "starts with exactly one tool_result per tool_use id.",
+    witnesses=(
+        Witness(f"{_N}:ResultsSplit", "result-after-text"),
+        Witness(f"{_N}:LeavesLateDuplicate", "late-result-after-text"),
+    ),
 )
 def results_lead(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, _ = _normalized(ex)
@@ -177,6 +193,7 @@ def results_lead(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §3 policies (resultOrder)",
     "With resultOrder=tool_use, the leading results follow the order of the tool_use blocks.",
     ("resultOrder",),
+    witnesses=(Witness(f"{_N}:ResultOrderReversed", ""),),
 )
 def result_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if _policy(probe, "resultOrder", "any") != "tool_use":
@@ -204,6 +221,7 @@ def result_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "normalize.valid-results-kept",
     "contract §3.2",
     "A result that was valid in the input is kept for its id with its content and is_error unchanged.",
+    witnesses=(Witness(f"{_N}:EditsValidResult", ""),),
 )
 def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, plan = _normalized(ex)
@@ -246,6 +264,7 @@ def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "A valid result is never moved to another id; an orphan takes an id only under orphans=relabel, and only "
     "one of the previous message's calls that has no valid result.",
     ("orphans",),
+    witnesses=(Witness(f"{_N}:PositionalRemap", ""),),
 )
 def no_relabel(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, plan = _normalized(ex)
@@ -311,6 +330,7 @@ def no_relabel(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "A missing result gets a synthetic one that is non-empty and marked (is_error: true and/or text "
     'containing "interrupt").',
     ("orphans", "trailing"),
+    witnesses=(Witness(f"{_N}:UnmarkedSynthetic", "synthetic-not-marked"),),
 )
 def synthetic_marked_prop(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, plan = _normalized(ex)
@@ -354,6 +374,7 @@ def synthetic_marked_prop(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "normalize.synthetic-only-where-missing",
     "contract §3.2, §3.3",
     "Synthetic results appear only for calls that had no valid result.",
+    witnesses=(Witness(f"{_N}:SynthesizesOverValid", ""),),
 )
 def synthetic_only_where_missing(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, plan = _normalized(ex)
@@ -380,6 +401,7 @@ def synthetic_only_where_missing(probe: Probe, ex: Exchange) -> Iterator[Finding
     "No orphan result is left; orphans are dropped, turned to 'Tool result:' text where they stood, or "
     "relabelled, as the orphans policy declares.",
     ("orphans",),
+    witnesses=(Witness(f"{_N}:DropsDeclaredToText", ""),),
 )
 def orphans_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, plan = _normalized(ex)
@@ -449,6 +471,7 @@ def orphans_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "normalize.duplicate-ids",
     "contract §3.5",
     "A tool_use id used earlier in the request: the later tool_use is removed, so every id occurs once.",
+    witnesses=(Witness(f"{_N}:KeepsDuplicateToolUses", ""),),
 )
 def duplicate_ids(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, plan = _normalized(ex)
@@ -489,6 +512,7 @@ def duplicate_ids(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §3.1, §3.6, §3.8",
     "Everything but pairing is kept: other blocks in their original order (thinking first), string content, "
     "images, unknown blocks, defects and metadata keys.",
+    witnesses=(Witness(f"{_N}:StripsMetadata", ""),),
 )
 def keeps_other_content(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history, out, plan = _normalized(ex)
@@ -515,6 +539,7 @@ def keeps_other_content(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §3.6, §3.8",
     "No message that had content is left empty (a message normalization empties is removed), and a message "
     "that was already empty passes through.",
+    witnesses=(Witness(f"{_N}:LeavesEmptiedMessages", ""), Witness(f"{_N}:DropsAlreadyEmpty", "")),
 )
 def no_empty_messages(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history, out, _ = _normalized(ex)
@@ -546,6 +571,7 @@ def no_empty_messages(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §3.7",
     "Normalizing the output again changes nothing.",
     ("orphans", "trailing"),
+    witnesses=(Witness(f"{_N}:NotIdempotent", ""),),
 )
 def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     full = messages_of(ex.result, "normalize")
@@ -565,6 +591,7 @@ def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "A last assistant message with tool_use is left alone (trailing=leave) or gets synthetic results "
     "(trailing=close).",
     ("trailing",),
+    witnesses=(Witness(f"{_N}:ClosesDeclaredLeave", ""),),
 )
 def trailing_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     _, out, plan = _normalized(ex)
@@ -591,6 +618,7 @@ def trailing_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §3",
     "Hidden messages are the target's own business, but none is deleted or un-hidden, and the visible "
     "messages that decide what is hidden (the last summary, the markers) are kept.",
+    witnesses=(Witness(f"{_N}:SendsOnlyVisible", "hidden-lost"),),
 )
 def keeps_hidden(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history: list[Msg] = ex.params["messages"]

@@ -1,4 +1,4 @@
-"""Purity, for every op a target offers (contract §1).
+"""Purity, for every op a target offers (contract §1), derived from each op's declaration.
 
 Two observations, because a target is reached through different transports: a Python target that
 writes into the params it was handed leaves the marks in the object the probe sent (compared with
@@ -13,57 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hypothesis.strategies import SearchStrategy
-
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check, declared_ops
 from ctxmodel.properties.judge import first_difference
+from ctxmodel.targets.base import OPS
 
 #: Keys whose fresh values are created ids, not state.
 _ID_KEYS = frozenset(
     {"truncationId", "truncationParent", "condenseId", "condenseParent", "id", "tool_use_id", "messageId"}
 )
-
-
-def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from hypothesis import strategies as st
-
-    from ctxmodel.strategies import histories
-
-    return st.builds(lambda messages: {"messages": messages}, histories())
-
-
-def _normalize_histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """What ``normalize.*`` draws: turns in each cell of the normalize partition (issue 13)."""
-    from hypothesis import strategies as st
-
-    from ctxmodel.strategies import normalize_histories
-
-    return st.builds(lambda messages: {"messages": messages}, normalize_histories())
-
-
-def _effective_histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Histories holding chosen cells of the effective partition (issue 13)."""
-    from hypothesis import strategies as st
-
-    from ctxmodel.strategies import effective_histories
-
-    return st.builds(lambda messages: {"messages": messages}, effective_histories())
-
-
-def _recovery(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Every regime of contract §4, one in eight each (``ctxmodel.coverage.RECOVER_PLANS``)."""
-    from ctxmodel.coverage import plan
-    from ctxmodel.strategies import recovery_requests
-
-    return recovery_requests(cells=plan("purity.recover").draw)
-
-
-def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    from hypothesis import strategies as st
-
-    from ctxmodel.strategies import histories, texts
-
-    return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
 
 
 def _known(value: Any, strings: set[str], numbers: set[float]) -> None:
@@ -125,19 +82,21 @@ def _purity(op: str) -> Any:
     return judge
 
 
-_PARAMS = {
-    "normalize": _normalize_histories,
-    "effective": _effective_histories,
-    "request": _histories,
-    "recover": _recovery,
-    "count": _counting,
-}
-
-for _op, _params in _PARAMS.items():
-    check(
-        f"purity.{_op}",
-        op=_op,
-        clause="contract §1",
-        summary=f"{_op} never mutates its input and answers the same request the same way twice.",
-        params=_params,
-    )(_purity(_op))
+def register_purity() -> None:
+    """One purity property per op of contract §7 (``OPS``; ``describe``, the handshake, takes no
+    params), drawing the params its suite declared (``declare_op``) and caught by the broken targets
+    declared with them. An op no suite declares is an error here, not a property that never runs."""
+    ops = declared_ops()
+    for op in OPS:
+        if op == "describe":
+            continue
+        if op not in ops:
+            raise LookupError(f"op {op} has no suite declaring its params (declare_op)")
+        check(
+            f"purity.{op}",
+            op=op,
+            clause="contract §1",
+            summary=f"{op} never mutates its input and answers the same request the same way twice.",
+            params=ops[op].params,
+            witnesses=ops[op].purity_witnesses,
+        )(_purity(op))

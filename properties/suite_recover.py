@@ -17,7 +17,17 @@ import attrs
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check, registered
+from ctxmodel.coverage import DEGRADABLE, EVERY_REGIME, VISIBLE, Plan, by_degradable, by_visible, pattern
+from ctxmodel.properties.catalogue import (
+    Exchange,
+    Finding,
+    Probe,
+    Witness,
+    check,
+    declare_op,
+    plan_params,
+    registered,
+)
 from ctxmodel.properties.contract import FAILED_PREFIX, allowed_tokens, visible_mask
 from ctxmodel.properties.judge import (
     Malformed,
@@ -34,35 +44,29 @@ Msg = dict[str, Any]
 _INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
 
 
-def _drawn(pid: str) -> Callable[[Mapping[str, str]], SearchStrategy[dict[str, Any]]]:
-    """The params of property ``pid``: requests in the cells of contract §4 its plan draws
-    (``ctxmodel.coverage.RECOVER_PLANS``, issue 13), the cell drawn first, then a request in it.
+#: The broken recover targets (``tests/targets/broken_recover.py``), one bug each.
+_R = "python:tests.targets.broken_recover"
 
-    A plan names the regimes the property's clause judges (within, at allowed, over and fixable by
-    hiding, only by degrading, over with progress but no fit, over with no progress, ``allowed <= 0``,
-    the reserve gap) crossed with what the clause reads there (what is visible, what can be
-    degraded), at most ten patterns drawn uniformly: every one of them meets a 60-example ci run.
-    """
-
-    def params(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-        from ctxmodel.coverage import plan
-        from ctxmodel.strategies import recovery_requests
-
-        return recovery_requests(cells=plan(pid).draw)
-
-    params.__name__ = params.__qualname__ = f"params_of_{pid.replace('.', '_').replace('-', '_')}"
-    return params
-
+declare_op(
+    "recover",
+    params=plan_params(Plan(EVERY_REGIME), "recovery_requests_of_every_regime"),
+    purity_witnesses=(
+        Witness("python:tests.targets.broken_ops:RemembersToolUses", "answers-differently"),
+        Witness("python:tests.targets.broken_ops:MutatesInput", "mutates-input"),
+    ),
+)
 
 #: The cases where a correct target may tag: over budget, recoverable or not (a target that tags the
 #: first or last visible message is exactly one that "succeeds" where nothing else could).
 OVER_BUDGET = ("little-over", "far-over", "impossible")
 
 
-def _over_budget(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Over-budget requests, one regime of contract §4 in five each (hide, degrade, progress without a
-    fit, no progress, the reserve gap): what ``recover.sequential`` starts from."""
-    return _drawn("recover.sequential")(policies)
+#: What ``recover.sequential`` starts from: over-budget requests, one regime of contract §4 in five
+#: each (hide, degrade, progress without a fit, no progress, the reserve gap).
+SEQUENTIAL_PLAN = Plan(
+    (pattern("over-hide"), pattern("over-degrade-only"), pattern("over-stuck"), pattern("over-none"),
+     pattern("reserve-gap")),
+)
 
 
 def allowed_budget(params: Mapping[str, Any]) -> int:
@@ -187,11 +191,17 @@ def read_tagging(history: list[Msg], out: list[Msg], aligned: Aligned, mask: lis
 
 
 def _prop(
-    pid: str, clause: str, summary: str, params: Any = None, policies: tuple[str, ...] = (), warning: bool = False
+    pid: str, clause: str, summary: str, *, plan: Plan, witnesses: tuple[Witness, ...],
+    policies: tuple[str, ...] = (), warning: bool = False,
 ) -> Callable[[Any], Any]:
+    """A recover property drawing the requests of its ``plan``: the regimes its clause judges
+    (``ctxmodel.coverage.REGIMES``) crossed with what the clause reads there (what is visible, what can
+    be degraded), at most eleven patterns drawn uniformly, so that a 60-example ci run meets each (a
+    pattern drawn one time in eleven misses it 0.5% of the time; the strategies make every example a
+    fresh draw, ``ctxmodel.strategies.cells.GUARD``)."""
     return check(
-        pid, op="recover", clause=clause, summary=summary, params=params or _drawn(pid), policies=policies,
-        warning=warning,
+        pid, op="recover", clause=clause, summary=summary, policies=policies, warning=warning, plan=plan,
+        witnesses=witnesses,
     )
 
 
@@ -201,6 +211,9 @@ def _prop(
     "The reply has messages, error (string or null), messagesRemoved, prevContextTokens, newContextTokens "
     "(integers) and truncationId (string or null); a warning when messagesRemoved is not the number of "
     "messages the call newly tagged (0 on a controlled error).",
+    # §7 shape and §4.8 wording: every regime, whatever is visible.
+    plan=Plan(EVERY_REGIME),
+    witnesses=(Witness(f"{_R}:LooseResultShape", ""), Witness(f"{_R}:MiscountsRemoved", "", "warn")),
 )
 def result_shape(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     """messagesRemoved is held to domain §7 C11 (the number of newly tagged messages) only as a
@@ -245,6 +258,9 @@ def result_shape(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.allowed-nonpositive-errors",
     "contract §4.1",
     "When allowed = floor(0.9 * contextWindow) - reserve is zero or less, recover returns a controlled error.",
+    # §4.1: the one regime, by what is visible (a recount that counts hidden messages).
+    plan=Plan(by_visible("allowed<=0")),
+    witnesses=(Witness(f"{_R}:NoNonpositiveGuard", ""),),
 )
 def allowed_nonpositive(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if allowed_budget(ex.params) > 0:
@@ -262,6 +278,9 @@ def allowed_nonpositive(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.within-budget-unchanged",
     "contract §4.2",
     "Within budget (a recount equal to allowed included): no change, no error.",
+    # §4.2: the one regime, by what is visible (a recount that counts hidden messages).
+    plan=Plan(by_visible("within") + by_visible("at-allowed")),
+    witnesses=(Witness(f"{_R}:RefusesWithinBudget", ""),),
 )
 def within_budget(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     allowed = allowed_budget(ex.params)
@@ -286,6 +305,12 @@ def within_budget(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §4.3",
     "A successful result is the input (tags and degraded tool-result text aside) plus new truncation markers: "
     "no message deleted, reordered or rewritten.",
+    # §4.3 never delete: where a cut is made, by what is visible.
+    plan=Plan(
+        by_visible("over-hide") + by_visible("over-degrade-only") + (pattern("over-stuck"),),
+        also=by_degradable("over-degrade-only"),
+    ),
+    witnesses=(Witness(f"{_R}:DeletesHidden", ""),),
 )
 def never_deletes(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -302,6 +327,17 @@ def never_deletes(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "Only visible messages are tagged, each with the truncationId of a new user marker (isTruncationMarker, a "
     "fresh id) that tags at least one message; never the first or last visible message, the tool_use message "
     "whose results the last one holds, or an earlier marker.",
+    # §4.3 tag only visible: where a cut is made, by what is visible.
+    plan=Plan(
+        (*by_visible("over-hide"), pattern("over-degrade-only"), pattern("over-stuck"), pattern("over-none"),
+         pattern("reserve-gap")),
+    ),
+    witnesses=(
+        Witness(f"{_R}:TagsFirstVisible", "tagged-protected"),
+        Witness(f"{_R}:MarkerAsAssistant", "marker-shape"),
+        Witness(f"{_R}:UnusedMarker", "stray-parent"),
+        Witness(f"{_R}:StatusMarker", "unused-marker"),
+    ),
 )
 def tagging_rules(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     """A marker must name a truncation: one whose id no message is tagged with is an extra user
@@ -381,6 +417,9 @@ def tagging_rules(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §4.4",
     "Every pairing violation of the request built from the result was already in the request built from the "
     "input (by rule and tool id), the target's own request both times.",
+    # §4.4 pairing: where a cut is made, by what is visible.
+    plan=Plan(by_visible("over-hide") + by_visible("over-degrade-only")),
+    witnesses=(Witness(f"{_R}:SplitsPairs", "unexpected-result"),),
 )
 def no_new_pairing_violations(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -442,6 +481,18 @@ def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str,
     "contract §4.5",
     "Degradation edits only the text of visible tool results (string content or text items): never images, "
     "other blocks, tool_use_id, is_error or block order.",
+    # §4.5: where degradation is needed, where a target may degrade rather than hide (the order is
+    # its own, domain §8.6: a target that degrades first does it where the reference hides), or where
+    # it could only fail; by what is visible (hidden results are never cut).
+    plan=Plan(
+        by_visible("over-degrade-only") + tuple(pattern("over-hide", v) for v in VISIBLE if v != "plain")
+        + (pattern("over-stuck"), pattern("over-none")),
+        also=by_degradable("over-degrade-only") + by_degradable("over-stuck"),
+    ),
+    witnesses=(
+        Witness(f"{_R}:ReplacesImages", "non-text-edited"),
+        Witness(f"{_R}:CutsWhatItHides", "degraded-then-hidden", "warn"),
+    ),
 )
 def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -479,6 +530,13 @@ def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.degraded-shrink",
     "contract §4.5",
     "Every degraded tool-result text strictly shrinks, in characters and in tokens, notice included.",
+    # §4.5, as degrade-only-text, by what can be degraded (a notice that grows a text just above the floor).
+    plan=Plan(
+        by_degradable("over-degrade-only") + tuple(pattern("over-hide", "*", d) for d in DEGRADABLE if d != "none")
+        + by_degradable("over-stuck") + (pattern("over-none", "*", "dense"),),
+        also=by_visible("over-degrade-only"),
+    ),
+    witnesses=(Witness(f"{_R}:NoticeGrows", "chars-grow"),),
 )
 def degraded_shrink(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -515,6 +573,10 @@ def degraded_shrink(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.progress-or-error",
     "contract §4.6",
     "A result without an error strictly lowers the harness's recount; no success-shaped result without progress.",
+    # Where no progress is possible (a recount that miscounts what is visible "progresses"), where
+    # progress cannot reach the budget, and the reserve gap.
+    plan=Plan(by_visible("over-none") + by_degradable("over-stuck") + (pattern("reserve-gap"),)),
+    witnesses=(Witness(f"{_R}:ZeroProgressSuccess", "recount-unchanged"),),
 )
 def progress_or_error(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -539,6 +601,13 @@ def progress_or_error(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recoverSuccess=fits: a success is within budget. converges: applying recover again reaches the budget or a "
     "controlled error within 3 more calls.",
     policies=("recoverSuccess",),
+    # A success over budget is most tempting where the budget cannot be reached.
+    plan=Plan(
+        (*by_visible("over-stuck"), pattern("over-hide"), pattern("over-degrade-only"), pattern("over-none"),
+         pattern("reserve-gap"), pattern("within")),
+        also=by_degradable("over-stuck"),
+    ),
+    witnesses=(Witness(f"{_R}:SucceedsOverBudget", ""),),
 )
 def fits_or_converges(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -576,6 +645,12 @@ def fits_or_converges(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.error-leaves-input",
     "contract §4.8",
     "A controlled error returns the input messages unchanged.",
+    # Where errors are due, by what is visible (a failure must leave hidden messages alone too).
+    plan=Plan(
+        (*by_visible("over-stuck"), pattern("over-none"), pattern("allowed<=0"), pattern("over-hide"),
+         pattern("over-degrade-only"), pattern("reserve-gap")),
+    ),
+    witnesses=(Witness(f"{_R}:ErrorKeepsPartialWork", ""),),
 )
 def error_leaves_input(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -593,6 +668,9 @@ def error_leaves_input(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "recover.error-text",
     "contract §4.8",
     'A controlled error\'s text starts with "Context window recovery failed".',
+    # §4.8 wording: every regime, whatever is visible.
+    plan=Plan(EVERY_REGIME),
+    witnesses=(Witness(f"{_R}:ErrorTextPlain", ""),),
 )
 def error_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -605,6 +683,9 @@ def error_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §4.9",
     "newContextTokens agrees with the harness's recount (a warning), and never claims to fit when the recount "
     "does not (a failure).",
+    # Where a success is due, by what is visible (the recount).
+    plan=Plan(by_visible("over-hide") + by_visible("over-degrade-only")),
+    witnesses=(Witness(f"{_R}:ClaimsToFit", ""),),
 )
 def reported_tokens(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -628,6 +709,12 @@ def reported_tokens(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §4.8",
     "A warning: a controlled error on an input the reference recovers.",
     warning=True,
+    # Where a success is due, by what is visible and what can be degraded.
+    plan=Plan(
+        by_visible("over-hide") + by_visible("over-degrade-only"),
+        also=by_degradable("over-hide") + by_degradable("over-degrade-only"),
+    ),
+    witnesses=(Witness(f"{_R}:GivesUp", "", "warn"),),
 )
 def gives_up_where_possible(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
@@ -671,7 +758,7 @@ def _turns(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
         st.fixed_dictionaries({"calls": st.integers(1, 2), "results": st.lists(result, min_size=2, max_size=2)}),
         st.fixed_dictionaries({"say": texts(min_size=1, max_size=300), "reply": texts(min_size=1, max_size=300)}),
     )
-    return st.builds(lambda request, then: {**request, "then": then}, _over_budget(policies),
+    return st.builds(lambda request, then: {**request, "then": then}, plan_params(SEQUENTIAL_PLAN)(policies),
                      st.lists(turn, min_size=1, max_size=3))
 
 
@@ -700,6 +787,10 @@ def _sequence_call(probe: Probe, params: dict[str, Any]) -> Exchange:
     "call it), keeps every promise of contract §4 at every call, judged by the single-call recover checks.",
     params=_turns,
     call=_sequence_call,
+    # Recovery applied to its own output: every over-budget regime (the turns appended decide the rest).
+    plan=SEQUENTIAL_PLAN,
+    # a bug only a second call reaches: the marker of the first truncation is tagged by the second
+    witnesses=(Witness("python:tests.targets.broken_loop_marker", "tagging-rules/tagged-marker"),),
 )
 def sequential(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     judges = sorted(

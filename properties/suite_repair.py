@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.contract import effective, visible_mask
 from ctxmodel.properties.judge import canon, first_difference, messages_of, plan_normalize, result_payload, short
 
@@ -30,8 +30,17 @@ def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     return st.builds(lambda messages: {"messages": messages}, histories())
 
 
-def _prop(pid: str, clause: str, summary: str) -> Callable[[Check], Check]:
-    return check(pid, op="repair", clause=clause, summary=summary, params=_histories)
+#: The broken repair targets (``tests/targets/broken_repair.py``), one bug each.
+_REPAIR = "python:tests.targets.broken_repair"
+
+declare_op("repair", params=_histories, purity_witnesses=(
+    Witness(f"{_REPAIR}:RemembersRepairs", "answers-differently"),
+    Witness(f"{_REPAIR}:MutatesInput", "mutates-input"),
+))
+
+
+def _prop(pid: str, clause: str, summary: str, *, witnesses: tuple[Witness, ...]) -> Callable[[Check], Check]:
+    return check(pid, op="repair", clause=clause, summary=summary, params=_histories, witnesses=witnesses)
 
 
 @_prop(
@@ -39,6 +48,7 @@ def _prop(pid: str, clause: str, summary: str) -> Callable[[Check], Check]:
     "contract §6",
     "The request the target builds from the repaired history (its request, else its normalize of its effective) "
     "passes the API oracle.",
+    witnesses=(Witness(f"{_REPAIR}:RepairsNothing", "empty-user-message"),),
 )
 def request_accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     from ctxmodel.oracle import validate
@@ -59,6 +69,7 @@ def request_accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "repair.keeps-hidden",
     "contract §2",
     "Every hidden message comes back unchanged, in order, and still hidden.",
+    witnesses=(Witness(f"{_REPAIR}:WritesTheRequest", "hidden-lost"),),
 )
 def keeps_hidden(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history: list[Msg] = ex.params["messages"]
@@ -85,6 +96,7 @@ def keeps_hidden(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "repair.valid-results-kept",
     "contract §3.2",
     "A result that was valid in the request is still the result of its own call, content and is_error unchanged.",
+    witnesses=(Witness(f"{_REPAIR}:RelabelsInOrder", "valid-result-lost"),),
 )
 def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     before = effective(ex.params["messages"])
@@ -139,6 +151,7 @@ def _renamed(before: list[Msg], after: list[Msg], tool_id: str) -> list[str]:
     "repair.idempotent",
     "contract §3.7",
     "Repairing the repaired history changes nothing.",
+    witnesses=(Witness(f"{_REPAIR}:NotIdempotent", ""),),
 )
 def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     repaired = messages_of(ex.result, "repair")

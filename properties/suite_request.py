@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.judge import messages_of
 
 
@@ -36,6 +36,24 @@ def _request_call(probe: Probe, params: dict[str, Any]) -> Exchange:
     return Exchange("request", params, {"messages": probe.request(params["messages"])})
 
 
+def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """What every op's properties draw for request (purity): any history, broken ones included."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies import histories
+
+    return st.builds(lambda messages: {"messages": messages}, histories())
+
+
+#: The broken targets of the ops but recover and normalize (``tests/targets/broken_ops.py``).
+_P = "python:tests.targets.broken_ops"
+
+declare_op("request", params=_histories, purity_witnesses=(
+    Witness(f"{_P}:RemembersToolUses", "answers-differently"),
+    Witness(f"{_P}:MutatesInput", "mutates-input"),
+))
+
+
 @check(
     "request.oracle",
     op="request",
@@ -44,6 +62,7 @@ def _request_call(probe: Probe, params: dict[str, Any]) -> Exchange:
     params=_well_formed,
     requires=(),
     call=_request_call,
+    witnesses=(Witness(f"{_P}:TextBeforeResults", "missing-tool-result"),),
 )
 def request_oracle(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if not any(probe.has(op) for op in ("request", "normalize", "effective")):

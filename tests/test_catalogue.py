@@ -15,8 +15,9 @@ import ctxmodel.properties
 import ctxmodel.strategies
 from ctxmodel.cli import cli
 from ctxmodel.cli.gate import properties_table
+from ctxmodel.coverage import EVERY_REGIME, Plan, judged
 from ctxmodel.properties import catalogue
-from ctxmodel.properties.registry import all_properties
+from ctxmodel.properties.registry import all_properties, get
 
 ROOT = Path(__file__).parent.parent
 PACKAGE = Path(ctxmodel.__file__).parent
@@ -46,6 +47,24 @@ def test_a_duplicate_id_is_refused() -> None:
     (prop, *_) = all_properties()
     with pytest.raises(ValueError, match="duplicate property id"):
         catalogue.check(prop.id, op=prop.op, clause=prop.clause, summary="again", params=prop.params)(prop.check)
+
+
+def test_a_property_without_a_plan_declares_its_params() -> None:
+    with pytest.raises(ValueError, match="declares its params"):
+        catalogue.check("normalize.unplanned", op="normalize", clause="contract §3", summary="s")
+
+
+def test_a_recover_property_without_a_plan_draws_and_judges_every_regime() -> None:
+    """``purity.recover`` declares no plan: it gets the default, never a missing table entry."""
+    prop = get("purity.recover")
+    assert prop.plan == Plan(EVERY_REGIME)
+    assert judged(prop.id, prop.op) == EVERY_REGIME
+
+
+def test_an_op_is_declared_once() -> None:
+    (op, inputs), *_ = catalogue.declared_ops().items()
+    with pytest.raises(ValueError, match="declared twice"):
+        catalogue.declare_op(op, params=inputs.params, purity_witnesses=inputs.purity_witnesses)
 
 
 def _modules() -> dict[str, Path]:

@@ -1,100 +1,69 @@
 """Every property catches a deliberately broken target (HACKING.md: a property no witness can fail
-is a bug). Each witness breaks one thing; the test asserts which property reports it."""
+is a bug). Each property declares its witnesses with its check (``Witness``: a target spec and the
+finding code it must produce); each witness breaks one thing, and the test asserts that its property
+reports it with that code."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
 from hypothesis import Phase
 
-from ctxmodel.gate import run_property
+from ctxmodel.gate import Outcome, RunOptions, run_property
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import Profile
+from ctxmodel.properties.catalogue import Witness
 from ctxmodel.properties.registry import all_properties, get
 from ctxmodel.targets import Description, TargetFailure, open_target
-from tests.targets import broken_ops
+from ctxmodel.targets.base import OPS
 
-N = "python:tests.targets.broken_normalize"
-P = "python:tests.targets.broken_ops"
-R = "python:tests.targets.broken_recover"
+#: (property id, witness): every witness every property declares with its check.
+WITNESSES: list[tuple[str, Witness]] = [(p.id, w) for p in all_properties() for w in p.witnesses]
 
-#: (target spec, property id, severity it must produce)
-WITNESSES: list[tuple[str, str, str]] = [
-    (f"{N}:ResultsSplit", "normalize.results-lead", "fail"),
-    (f"{N}:LeavesLateDuplicate", "normalize.results-lead", "fail"),
-    (f"{N}:ResultOrderReversed", "normalize.result-order", "fail"),
-    (f"{N}:EditsValidResult", "normalize.valid-results-kept", "fail"),
-    (f"{N}:PositionalRemap", "normalize.no-relabel", "fail"),
-    (f"{N}:UnmarkedSynthetic", "normalize.synthetic-marked", "fail"),
-    (f"{N}:SynthesizesOverValid", "normalize.synthetic-only-where-missing", "fail"),
-    (f"{N}:DropsDeclaredToText", "normalize.orphans-per-policy", "fail"),
-    (f"{N}:KeepsDuplicateToolUses", "normalize.duplicate-ids", "fail"),
-    (f"{N}:StripsMetadata", "normalize.keeps-other-content", "fail"),
-    (f"{N}:LeavesEmptiedMessages", "normalize.no-empty-messages", "fail"),
-    (f"{N}:DropsAlreadyEmpty", "normalize.no-empty-messages", "fail"),
-    (f"{N}:NotIdempotent", "normalize.idempotent", "fail"),
-    (f"{N}:ClosesDeclaredLeave", "normalize.trailing-per-policy", "fail"),
-    (f"{P}:DanglingParentsHide", "effective.visibility", "fail"),
-    (f"{P}:CleansInEffective", "effective.subsequence", "fail"),
-    (f"{P}:TextBeforeResults", "request.oracle", "fail"),
-    (f"{P}:RemembersToolUses", "purity.normalize", "fail"),
-    (f"{P}:RemembersToolUses", "purity.effective", "fail"),
-    (f"{P}:RemembersToolUses", "purity.request", "fail"),
-    (f"{P}:RemembersToolUses", "purity.recover", "fail"),
-    (f"{P}:RemembersToolUses", "purity.count", "fail"),
-    (f"{P}:CountsPerMessage", "count.agrees", "fail"),
-    (f"{P}:CrashesOnLongWords", "count.pathological-answers", "fail"),
-    (f"{P}:CountsImagesFlat", "count.agrees", "fail"),
-    (f"{R}:LooseResultShape", "recover.result-shape", "fail"),
-    (f"{R}:NoNonpositiveGuard", "recover.allowed-nonpositive-errors", "fail"),
-    (f"{R}:RefusesWithinBudget", "recover.within-budget-unchanged", "fail"),
-    (f"{R}:DeletesHidden", "recover.never-deletes", "fail"),
-    (f"{R}:TagsFirstVisible", "recover.tagging-rules", "fail"),
-    (f"{R}:SplitsPairs", "recover.no-new-pairing-violations", "fail"),
-    (f"{R}:ReplacesImages", "recover.degrade-only-text", "fail"),
-    (f"{R}:CutsWhatItHides", "recover.degrade-only-text", "warn"),
-    (f"{R}:NoticeGrows", "recover.degraded-shrink", "fail"),
-    (f"{R}:ZeroProgressSuccess", "recover.progress-or-error", "fail"),
-    (f"{R}:SucceedsOverBudget", "recover.fits-or-converges", "fail"),
-    (f"{R}:ErrorKeepsPartialWork", "recover.error-leaves-input", "fail"),
-    (f"{R}:ErrorTextPlain", "recover.error-text", "fail"),
-    (f"{R}:ClaimsToFit", "recover.reported-tokens", "fail"),
-    (f"{R}:GivesUp", "recover.gives-up-where-possible", "warn"),
-    (f"{R}:MarkerAsAssistant", "recover.tagging-rules", "fail"),
-    (f"{R}:UnusedMarker", "recover.tagging-rules", "fail"),
-    (f"{R}:StatusMarker", "recover.tagging-rules", "fail"),
-    (f"{R}:MiscountsRemoved", "recover.result-shape", "warn"),
-    (f"{N}:SendsOnlyVisible", "normalize.keeps-hidden", "fail"),
-    # a bug only a second call reaches: the marker of the first truncation is tagged by the second
-    ("python:tests.targets.broken_loop_marker", "recover.sequential", "fail"),
-    ("python:tests.targets.broken_repair:RepairsNothing", "repair.request-accepted", "fail"),
-    ("python:tests.targets.broken_repair:WritesTheRequest", "repair.keeps-hidden", "fail"),
-    ("python:tests.targets.broken_repair:RelabelsInOrder", "repair.valid-results-kept", "fail"),
-    ("python:tests.targets.broken_repair:NotIdempotent", "repair.idempotent", "fail"),
-]
+
+def _witness_id(prop_id: str, witness: Witness) -> str:
+    return f"{prop_id}:{witness.target.rpartition(':')[2].rpartition('.')[2]}"
+
 
 #: Enough examples for the rarer shapes (a far-over recovery that succeeds, a pair next to a cut);
-#: deterministic, no shrinking: the test asks which property fails, not for the minimal input.
+#: deterministic, no shrinking and no trimming: the test asks which kinds a property finds, not for
+#: the minimal input.
 PROFILE = Profile("witness", max_examples=200, deterministic=True, use_database=False,
                   phases=(Phase.explicit, Phase.generate))
 
 
-def _findings(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None = None) -> tuple[str, int]:
+def _outcome(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None = None) -> Outcome:
     policies = resolve(target.description.policies)
-    outcome = run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
-                           profile=PROFILE, fixtures_dir=tmp_path, max_examples=max_examples)
-    return outcome.status, outcome.warnings_total
+    return run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
+                        profile=PROFILE, fixtures_dir=tmp_path, max_examples=max_examples,
+                        options=RunOptions(trim=False))
 
 
-@pytest.mark.parametrize(("spec", "prop_id", "severity"), WITNESSES, ids=[w[1] for w in WITNESSES])
-def test_witness_is_caught_by_its_property(spec: str, prop_id: str, severity: str, tmp_path: Any) -> None:
+@pytest.mark.parametrize(("prop_id", "witness"), WITNESSES, ids=[_witness_id(*w) for w in WITNESSES])
+def test_witness_is_caught_by_its_property(prop_id: str, witness: Witness, tmp_path: Any) -> None:
     # A warning never stops the run, so a warning witness gets fewer examples.
-    status, warnings = _findings(open_target(spec), prop_id, tmp_path, None if severity == "fail" else 40)
-    if severity == "fail":
-        assert status == "failed", f"{prop_id} did not catch {spec}"
+    target = open_target(witness.target)
+    try:
+        outcome = _outcome(target, prop_id, tmp_path, None if witness.severity == "fail" else 40)
+    finally:
+        target.close()
+    if witness.severity == "fail":
+        codes = [k.finding.code for k in outcome.kinds]
+        assert outcome.status == "failed", f"{prop_id} did not catch {witness.target}"
     else:
-        assert status == "passed" and warnings > 0, f"{prop_id} gave no warning for {spec}"
+        codes = [k.finding.code for k in outcome.warned]
+        assert outcome.status == "passed" and codes, f"{prop_id} gave no warning for {witness.target}"
+    assert witness.code in codes, f"{prop_id} met {codes} on {witness.target}, not {witness.code!r}"
+
+
+def test_every_property_declares_a_witness() -> None:
+    assert not [p.id for p in all_properties() if not p.witnesses]
+
+
+def test_every_op_has_a_purity_property() -> None:
+    assert {p.op for p in all_properties() if p.id.startswith("purity.")} == set(OPS) - {"describe"}
 
 
 class DirectTarget:
@@ -118,18 +87,14 @@ class DirectTarget:
         pass
 
 
-@pytest.mark.parametrize("op", ["normalize", "effective", "request", "recover", "count"])
-def test_mutating_input_is_caught(op: str, tmp_path: Any) -> None:
-    status, _ = _findings(DirectTarget(broken_ops.MutatesInput()), f"purity.{op}", tmp_path)
-    assert status == "failed"
+#: Every witness of mutation: a ``python:`` target whose op writes into the params it was handed.
+MUTATORS = [(pid, w) for pid, w in WITNESSES if w.code == "mutates-input"]
 
 
-def test_mutating_input_is_caught_through_a_python_spec(tmp_path: Any) -> None:
-    """The ``python:`` transport hands the probe's private copy over as is, so mutation shows."""
-    status, _ = _findings(open_target(f"{P}:MutatesInput"), "purity.normalize", tmp_path)
-    assert status == "failed"
-
-
-def test_every_property_has_a_witness() -> None:
-    witnessed = {w[1] for w in WITNESSES}
-    assert {p.id for p in all_properties()} <= witnessed
+@pytest.mark.parametrize(("prop_id", "witness"), MUTATORS, ids=[pid for pid, _ in MUTATORS])
+def test_mutating_input_is_caught_in_process(prop_id: str, witness: Witness, tmp_path: Any) -> None:
+    """The same targets handed the probe's own params, as an agent's code is handed its caller's."""
+    module, _, name = witness.target.removeprefix("python:").partition(":")
+    outcome = _outcome(DirectTarget(getattr(importlib.import_module(module), name)()), prop_id, tmp_path)
+    assert outcome.status == "failed"
+    assert [k.finding.code for k in outcome.kinds] == ["mutates-input"]

@@ -69,3 +69,37 @@ class NotIdempotent(_Repairs):
             first["content"] = [*(content if isinstance(content, list) else [{"type": "text", "text": content}]), note]
             out[0] = first
         return {"messages": out}
+
+
+class MutatesInput(_Repairs):
+    """Stamps message ids into the caller's messages before repairing (ensureMessageIdentifiers,
+    domain §1.1, done in place)."""
+
+    name = "broken-repair-mutates-input"
+
+    def repair(self, params: Params) -> Params:
+        for n, msg in enumerate(params.get("messages", [])):
+            msg.setdefault("messageId", f"legacy:{msg.get('ts', 0)}:{n}")
+        return ref.op_repair(params)
+
+
+class RemembersRepairs(_Repairs):
+    """Keeps state between requests: a tool_use id an earlier call saw counts as a duplicate, so the
+    same file repaired twice loses its calls the second time."""
+
+    name = "broken-repair-remembers"
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def repair(self, params: Params) -> Params:
+        out: list[dict[str, Any]] = []
+        for msg in ref.op_repair(params)["messages"]:
+            content = msg.get("content")
+            if msg.get("role") == "assistant" and isinstance(content, list):
+                uses = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+                kept = [b for b in content if b not in uses or b.get("id") not in self.seen]
+                self.seen.update(str(b.get("id")) for b in uses)
+                msg = {**msg, "content": kept}
+            out.append(msg)
+        return {"messages": out}
