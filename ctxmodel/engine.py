@@ -7,28 +7,38 @@ what it found is one ``GateReport``; everything in between is an event (``ctxmod
 to the run's handlers: the text report, the ``--coverage`` table, the heartbeat, the plugin's items.
 A property's own run (one Hypothesis test, its kinds, shrinking, fixtures) is ``gate.run_property``.
 
-What a run carries from one property to the next is the set of target faults already reported: a
+The run's configuration, its report and the rules that stop it are ``ctxmodel.runs`` (named here
+too). What a run carries from one property to the next is the set of target faults already reported: a
 later property rejects the inputs that meet one rather than report it again (``RunOptions``). The
 schedulers differ only in when a property runs; the kinds, fixtures and events are the same.
 """
 
 from __future__ import annotations
 
-import random
 import signal
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import attrs
 
-from ctxmodel import exitcodes, gate
-from ctxmodel.events import Emitter, Handler, PropertyFinished, PropertyStarted, RunFinished, RunStarted, TargetFault
-from ctxmodel.gate import Outcome, RunOptions
-from ctxmodel.profiles import Profile
+from ctxmodel import gate
+from ctxmodel.events import Emitter, Handler, PropertyStarted, RunFinished, RunStarted
+from ctxmodel.gate import Outcome
 from ctxmodel.properties.catalogue import Property
+from ctxmodel.runs import (
+    GateReport,
+    RunConfig,
+    exit_code,
+    faulting_target,
+    judged_nothing,
+    past_deadline,
+    run_seed_of,
+    target_faults,
+    tell_finished,
+    too_many_failures,
+)
 from ctxmodel.targets.base import Target
 
 __all__ = [
@@ -37,6 +47,7 @@ __all__ = [
     "Session",
     "exit_code",
     "faulting_target",
+    "judged_nothing",
     "past_deadline",
     "run",
     "run_seed_of",
@@ -44,71 +55,6 @@ __all__ = [
     "tell_finished",
     "too_many_failures",
 ]
-
-
-def _frozen(value: Collection[str]) -> frozenset[str]:
-    return frozenset(value)
-
-
-def _regressions(value: Mapping[str, Sequence[dict[str, Any]]] | None) -> dict[str, tuple[dict[str, Any], ...]]:
-    return {key: tuple(examples) for key, examples in (value or {}).items()}
-
-
-@attrs.frozen(kw_only=True)
-class RunConfig:
-    """What a run is asked to do, whoever asks (the CLI, the plugin, a test, a benchmark)."""
-
-    profile: Profile
-    policies: Mapping[str, str] = attrs.field(factory=dict)
-    fixtures_dir: Path = attrs.field(default=Path("ctxmodel-fixtures"), converter=Path)
-    #: ``None``: 0 for a deterministic profile, else a fresh seed (printed at the end of every run).
-    seed: int | None = None
-    max_examples: int | None = None
-    #: An ``ExampleDatabase``, ``"default"`` (the profile's) or ``None``.
-    database: Any = "default"
-    #: Promoted fixtures' params by property id, run first as explicit examples.
-    regressions: Mapping[str, tuple[dict[str, Any], ...]] = attrs.field(factory=dict, converter=_regressions)
-    #: Warnings fail the run too (contract §8).
-    strict: bool = False
-    #: Stop after this many failed properties; the rest are never run.
-    max_failures: int | None = None
-    #: Seconds for the whole run: no property starts after it.
-    deadline: float | None = None
-    #: A baseline's kinds whose fixture still reproduces (``RunOptions.known_kinds``).
-    known_kinds: frozenset[str] = attrs.field(default=frozenset(), converter=_frozen)
-    #: Every kind of the baseline: a property failing only on these does not count towards
-    #: ``max_failures`` (the run would stop early and pass).
-    baseline_kinds: frozenset[str] = attrs.field(default=frozenset(), converter=_frozen)
-    #: Worker processes; above 1 each opens ``target_spec`` with ``timeout`` itself.
-    jobs: int = 1
-    target_spec: str | None = None
-    timeout: float = 10.0
-    #: Drop the messages a failure does not need after the shrink (``ctxmodel.trim``).
-    trim: bool = True
-
-    def run_seed(self) -> int:
-        return run_seed_of(self.seed, self.profile)
-
-    def options(self, known_faults: Collection[str], emit: Emitter) -> RunOptions:
-        return RunOptions(
-            strict=self.strict, known_faults=frozenset(known_faults), known_kinds=self.known_kinds, emit=emit,
-            trim=self.trim,
-        )
-
-
-@attrs.frozen
-class GateReport:
-    outcomes: tuple[Outcome, ...]
-    seed: int
-    profile: str
-    #: Why the run stopped early, if it did (an interrupt, the deadline, ``--max-failures``).
-    stopped: str = ""
-
-
-def run_seed_of(seed: int | None, profile: Profile) -> int:
-    """The seed a run uses: the one asked for, else 0 for a deterministic profile, else a fresh one
-    (printed at the end of every run so that it can be repeated)."""
-    return seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
 
 
 @attrs.define
@@ -122,6 +68,8 @@ class Session:
     config: RunConfig
     emit: Emitter = attrs.field(factory=Emitter)
     known_faults: set[str] = attrs.field(factory=set)
+    #: When the run began (``time.monotonic()``), for its deadline.
+    started: float = attrs.field(factory=time.monotonic)
 
     def __attrs_post_init__(self) -> None:
         if self.config.seed is None:
@@ -152,20 +100,11 @@ class Session:
             max_examples=config.max_examples,
             database=config.database,
             examples=config.regressions.get(prop.id, ()),
-            options=config.options(self.known_faults, self.emit),
+            options=config.options(self.known_faults, self.emit, self.started),
         )
 
     def finished(self, outcome: Outcome) -> None:
         tell_finished(self.emit, self.known_faults, outcome)
-
-
-def tell_finished(emit: Emitter, known_faults: set[str], outcome: Outcome) -> None:
-    """Note the target faults a property reported and tell the handlers it finished (a scheduler
-    that ran it elsewhere calls this when it keeps the result)."""
-    for key in sorted(target_faults(outcome) - known_faults):
-        emit(TargetFault(outcome.prop, key))
-    known_faults.update(target_faults(outcome))
-    emit(PropertyFinished(outcome))
 
 
 def run(
@@ -187,7 +126,10 @@ def run(
 
         if config.target_spec is None:
             raise ValueError("a run over worker processes needs config.target_spec")
-        report = run_parallel(props, config, emit)
+        with _CtrlC() as ctrl_c:
+            report = run_parallel(props, config, emit)
+        if ctrl_c.pressed:
+            report = attrs.evolve(report, stopped=ctrl_c.reason)
     else:
         if target is None:
             raise ValueError("a run in this process needs its target")
@@ -198,31 +140,41 @@ def run(
 
 
 class _CtrlC:
-    """Notes a Ctrl-C while the run is in progress, whoever catches the KeyboardInterrupt it raises."""
+    """Notes a Ctrl-C or a SIGTERM (what a CI job's timeout sends) while the run is in progress,
+    whoever catches the KeyboardInterrupt it raises: both end the run the same way, with what was
+    found written and the summary printed."""
 
     def __init__(self) -> None:
         self.pressed = False
-        self._previous: Any = None
+        self.signal = ""
+        self._previous: dict[int, Any] = {}
 
     def _handle(self, signum: int, frame: Any) -> None:
         self.pressed = True
+        self.signal = signal.Signals(signum).name
         raise KeyboardInterrupt
 
+    @property
+    def reason(self) -> str:
+        return "interrupted" + (" (SIGTERM)" if self.signal == "SIGTERM" else "")
+
     def __enter__(self) -> _CtrlC:
-        if threading.current_thread() is threading.main_thread() and \
-                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+        if threading.current_thread() is threading.main_thread():
+            defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+            for signum, default in defaults.items():
+                if signal.getsignal(signum) is default:
+                    self._previous[signum] = signal.signal(signum, self._handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
 
 
 def _run_serial(session: Session, props: Sequence[Property], ctrl_c: _CtrlC) -> GateReport:
     config = session.config
     outcomes: list[Outcome] = []
-    started = time.monotonic()
+    started = session.started
     stopped = ""
     for prop in props:
         stopped = (
@@ -236,60 +188,19 @@ def _run_serial(session: Session, props: Sequence[Property], ctrl_c: _CtrlC) -> 
         try:
             outcome = session.execute(prop)
         except KeyboardInterrupt:
-            stopped = "interrupted"
+            stopped = ctrl_c.reason
             outcomes.append(Outcome(prop, "never-run", reason=stopped))
             continue
         if ctrl_c.pressed:
             # The interrupt reached code that swallowed it (a strategy, Hypothesis, the target): the
             # run stops all the same, and a property it broke did not run.
-            stopped = "interrupted"
+            stopped = ctrl_c.reason
             if outcome.status == "error":
                 outcome = Outcome(prop, "never-run", reason=stopped)
+        elif outcome.cut:
+            stopped = past_deadline(started, config.deadline) or outcome.cut
         session.finished(outcome)
         outcomes.append(outcome)
     return GateReport(tuple(outcomes), session.seed, config.profile.name, stopped)
 
 
-def past_deadline(started: float, deadline: float | None) -> str:
-    """Why no further property starts, when the run's deadline (seconds from ``started``) is over."""
-    if deadline is not None and time.monotonic() - started >= deadline:
-        return f"the run's deadline of {deadline:g} s passed"
-    return ""
-
-
-def too_many_failures(
-    outcomes: Iterable[Outcome], max_failures: int | None, baseline_kinds: Collection[str] = ()
-) -> str:
-    """Why no further property starts, when the properties before it failed ``max_failures`` times
-    (a property failing only on ``baseline_kinds`` not counted: see ``RunConfig``)."""
-    failed = sum(o.status == "failed" and any(k.key not in baseline_kinds for k in o.kinds) for o in outcomes)
-    if max_failures is not None and failed >= max_failures:
-        return f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
-    return ""
-
-
-def faulting_target(outcomes: Sequence[Outcome]) -> str:
-    """Why no further property starts: the last property judged nothing, every input it drew having
-    met a fault reported before. A target that faults on every call would make every later property
-    wait out each input (a hang costs its timeout each time) to judge nothing."""
-    if outcomes and outcomes[-1].status == "not-judged":
-        return f"the target met a known fault on every input of {outcomes[-1].prop.id}"
-    return ""
-
-
-def target_faults(outcome: Outcome) -> set[str]:
-    """The target-fault kinds an outcome reports, which no later property of the run reports again."""
-    return {k.key for k in outcome.kinds if k.key.startswith("target-")}
-
-
-def exit_code(outcomes: Iterable[Outcome]) -> int:
-    """Contract §9: 1 when a property failed (its fixtures are written) or judged nothing because every
-    input met a target fault reported before (the fault's fixture is written); 2 when a property could not
-    run at all (a harness or strategy problem, no fixture); else 0. Warnings fail only a strict run,
-    where they are failures already."""
-    statuses = {o.status for o in outcomes}
-    if statuses & {"failed", "not-judged"}:
-        return exitcodes.FAILED
-    if "error" in statuses:
-        return exitcodes.USAGE
-    return exitcodes.OK

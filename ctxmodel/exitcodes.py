@@ -1,6 +1,6 @@
 """Exit codes of every command (contract §9), so `git bisect run` and CI can rely on them."""
 
-__all__ = ["FAILED", "OK", "TARGET", "USAGE"]
+__all__ = ["FAILED", "INTERRUPTED", "OK", "TARGET", "TERMINATED", "USAGE"]
 
 #: Every property held / the input is clean.
 OK = 0
@@ -12,3 +12,5 @@ USAGE = 2
 TARGET = 3
 #: The run was interrupted (Ctrl-C); the summary, the seed and the JUnit file were still written.
 INTERRUPTED = 130
+#: The run was stopped by SIGTERM (a CI job's timeout), with the same guarantees as an interrupt.
+TERMINATED = 143

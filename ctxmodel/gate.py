@@ -64,7 +64,8 @@ __all__ = [
 
 #: ``not-judged``: every input the property drew met a target fault an earlier property reported, so
 #: it judged nothing; that is not a pass (it fails the run like the fault).
-Status = Literal["passed", "failed", "skipped", "error", "never-run", "not-judged"]
+#: ``cut``: it judged examples and met no kind before an interrupt or the deadline stopped it.
+Status = Literal["passed", "failed", "skipped", "error", "never-run", "not-judged", "cut"]
 #: Distinct warnings kept per property (the rest are counted), so a noisy target stays readable.
 MAX_WARNINGS = 5
 #: Seconds a property may run before the engine says it is still at work.
@@ -204,6 +205,8 @@ class Outcome:
     known: tuple[str, ...] = ()
     #: Examples not judged because they met a target fault already reported (``RunOptions.known_faults``).
     rejected: int = 0
+    #: Why the property's run was cut short (an interrupt, the run's deadline), or "".
+    cut: str = ""
 
     @property
     def judged(self) -> int:
@@ -260,6 +263,8 @@ class _State:
     warnings_total: int = 0
     #: Known kinds met, with the example they were first met at.
     known_met: dict[str, int] = attrs.field(factory=dict)
+    #: Each kind's fixture as first met, unshrunk, until its final one replaces it.
+    early: dict[str, Path | None] = attrs.field(factory=dict)
     #: Generated examples rejected for a known target fault, and the faults they met.
     rejected: int = 0
     faults_met: set[str] = attrs.field(factory=set)
@@ -305,6 +310,14 @@ class RunOptions:
     seen: Callable[[str], None] | None = None
     #: Drop the messages a failure does not need once Hypothesis has shrunk it (``ctxmodel.trim``).
     trim: bool = True
+    #: ``time.monotonic()`` after which the property stops between two test calls (the run's
+    #: deadline), shrinking included; what it found by then is written and the outcome says it was cut.
+    stop_at: float | None = None
+
+
+class Cut(KeyboardInterrupt):
+    """Ends a property between two test calls. A ``KeyboardInterrupt`` because Hypothesis lets
+    exactly that through untouched: any other exception would be taken for a failure and shrunk."""
 
 
 def run_property(
@@ -336,6 +349,8 @@ def run_property(
     beats_wanted = emit.wants(Heartbeat)
 
     def body(params: dict[str, Any]) -> None:
+        if options.stop_at is not None and time.monotonic() >= options.stop_at:
+            raise Cut("the run's deadline passed")
         shrinking = state.failing and not generating()
         if shrinking:
             state.shrink_steps += 1
@@ -377,6 +392,9 @@ def run_property(
             if key not in state.first_seen:
                 state.first_seen[key] = state.examples
                 emit(KindMet(prop, key, state.examples))
+                # On disk at once, unshrunk: a run killed while shrinking it still leaves it.
+                state.early[key] = _write(Kind(key, finding, kept, verdict.calls, state.examples), prop, target,
+                                          policies, tokenizer, seed, fixtures_dir).fixture
             state.last[key] = (kept, finding, verdict.calls, state.first_seen[key])
             raise _error_for(key)([f for _, f in raising if _ == key])
 
@@ -396,8 +414,10 @@ def run_property(
             # limit (a 1 MB count input). The gate never prints that repr: it renders the fixture.
             warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)
             test()
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, the deadline: keep what was found
+        cut = str(exc) if isinstance(exc, Cut) else "interrupted"
+        return _cut_short(prop, state, cut, time.monotonic() - started, target,
+                          lambda kind: _write(kind, prop, target, policies, tokenizer, seed, fixtures_dir), emit)
     except Exception as exc:  # the kinds, Flaky, health checks, bugs in a strategy
         error = exc
     seconds = time.monotonic() - started
@@ -438,6 +458,7 @@ def run_property(
         write(Kind(key, finding, params, calls, first))
         for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])
     )
+    _drop_early(state, kinds)
     if options.trim:
         kinds = tuple(_trimmed(kind, prop, target, policies, tokenizer, write) for kind in kinds)
     return Outcome(
@@ -453,6 +474,38 @@ def run_property(
         known=tuple(state.known_met),
         rejected=state.rejected,
     )
+
+
+def _drop_early(state: _State, kinds: Iterable[Kind]) -> None:
+    """The unshrunk fixtures written as each kind was met, now that its final one is on disk."""
+    final = {k.fixture for k in kinds}
+    for path in state.early.values():
+        if path is not None and path not in final:
+            path.unlink(missing_ok=True)
+    state.early.clear()
+
+
+def _cut_short(prop: Property, state: _State, cut: str, seconds: float, target: Target,
+               write: Callable[[Kind], Kind], emit: Emitter) -> Outcome:
+    """A property stopped mid-run: every kind met so far written as it stands (the smallest input
+    the shrink reached), the examples it judged counted, and why it stopped."""
+    if state.saved_timeout is not None:
+        target.timeout = state.saved_timeout  # type: ignore[attr-defined]
+    kinds = []
+    for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3]):
+        try:
+            kind = write(Kind(key, finding, params, calls, first))
+        except OSError:  # the disk refused it: the early fixture stays
+            kind = Kind(key, finding, params, calls, first, fixture=state.early.get(key))
+        if kind.fixture is not None:
+            emit(FixtureWritten(prop, kind.key, kind.fixture))
+        kinds.append(kind)
+    _drop_early(state, kinds)
+    status: Status = "failed" if kinds else "cut" if state.examples else "never-run"
+    reason = f"{cut} after {state.examples} examples" if state.examples else cut
+    return Outcome(prop, status, examples=state.examples, shrink_steps=state.shrink_steps, kinds=tuple(kinds),
+                   warnings_total=state.warnings_total, reason=reason, seconds=seconds,
+                   known=tuple(state.known_met), rejected=state.rejected, cut=reason)
 
 
 def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, str], tokenizer: str,

@@ -34,7 +34,6 @@ from typing import Any
 
 import attrs
 
-from ctxmodel.engine import GateReport, RunConfig, faulting_target, past_deadline, tell_finished, too_many_failures
 from ctxmodel.events import (
     Emitter,
     Event,
@@ -45,6 +44,7 @@ from ctxmodel.fixtures import write_atomic
 from ctxmodel.gate import Kind, Outcome
 from ctxmodel.parallel_worker import RECORDED_TYPES, Done, Setup, Task, apply_ops, worker_main
 from ctxmodel.properties.catalogue import Property
+from ctxmodel.runs import GateReport, RunConfig, faulting_target, past_deadline, tell_finished, too_many_failures
 
 __all__ = ["run_parallel"]
 

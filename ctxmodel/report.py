@@ -31,7 +31,7 @@ __all__ = [
     "status_word",
 ]
 
-STATUSES = ("passed", "failed", "not-judged", "skipped", "error", "never-run")
+STATUSES = ("passed", "failed", "not-judged", "cut", "skipped", "error", "never-run")
 
 
 def _compact(value: Any, limit: int = 600) -> str:
@@ -119,10 +119,13 @@ def status_word(outcome: Outcome) -> str:
         return word + (f" (judged {outcome.judged}; {outcome.reason})" if outcome.rejected else "")
     if outcome.status == "not-judged":
         return f"NOT JUDGED: {outcome.reason}"
+    if outcome.status == "cut":
+        return f"CUT: {outcome.reason}"
     if outcome.status == "failed":
         n = len(outcome.kinds)
         known = f" + {_known_word(outcome)}" if outcome.known else ""
-        return "FAILED" + (f" ({n} kinds{known})" if n > 1 else f" ({n} kind{known})" if known else "")
+        cut = f"; {outcome.cut}" if outcome.cut else ""
+        return "FAILED" + (f" ({n} kinds{known})" if n > 1 else f" ({n} kind{known})" if known else "") + cut
     if outcome.status == "error":
         return "ERROR"
     if outcome.status == "never-run":
@@ -215,7 +218,7 @@ def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ct
         tests=str(len(outcomes)),
         failures=str(sum(o.status in ("failed", "not-judged") for o in outcomes)),
         errors=str(sum(o.status == "error" for o in outcomes)),
-        skipped=str(sum(o.status in ("skipped", "never-run") or (o.status == "passed" and bool(o.known))
+        skipped=str(sum(o.status in ("skipped", "never-run", "cut") or (o.status == "passed" and bool(o.known))
                         for o in outcomes)),
         time=f"{sum(o.seconds for o in outcomes):.3f}",
     )
@@ -238,6 +241,8 @@ def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ct
             )
         elif o.status == "skipped":
             ElementTree.SubElement(case, "skipped", message=o.reason)
+        elif o.status == "cut":
+            ElementTree.SubElement(case, "skipped", message=f"cut: {o.reason}")
         elif o.status == "never-run":
             ElementTree.SubElement(case, "skipped", message=f"never run: {o.reason or 'no example reached it'}")
         notes = [f"warning: {w.finding.message}" for w in o.warned]
@@ -246,4 +251,15 @@ def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ct
         if notes:
             out = ElementTree.SubElement(case, "system-out")
             out.text = "\n".join(notes)
+    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def junit_error(message: str, *, target_spec: str, suite: str = "ctxmodel") -> str:
+    """The JUnit file of a run that could not start its target (exit 3): one errored testcase, so a
+    CI dashboard shows why rather than a missing report."""
+    root = ElementTree.Element("testsuite", name=suite, tests="1", failures="0", errors="1", skipped="0", time="0")
+    props = ElementTree.SubElement(root, "properties")
+    ElementTree.SubElement(props, "property", name="target", value=target_spec)
+    case = ElementTree.SubElement(root, "testcase", classname="ctxmodel.target", name="start", time="0")
+    ElementTree.SubElement(case, "error", message=message)
     return ElementTree.tostring(root, encoding="unicode", xml_declaration=True)

@@ -8,7 +8,9 @@ before any property ran. Errors are one line; the target is always closed.
 
 from __future__ import annotations
 
+import math
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -147,9 +149,20 @@ def check(
         props = select(split_csv(property_ids), op_list)
         if not props:
             raise UsageError("no property matches --property/--ops")
+        if not math.isfinite(timeout) or timeout <= 0:
+            raise UsageError(f"--timeout {timeout}: expected a positive number of seconds")
+        if deadline is not None and (not math.isfinite(deadline) or deadline < 0):
+            raise UsageError(f"--deadline {deadline}: expected a number of seconds, 0 or more")
+        writable(Path(fixtures_dir), "--fixtures", directory=True)
+        if junit:
+            writable(Path(junit), "--junit", directory=False)
         regressions = examples_by_property(regressions_dir)
         known = base.load_baseline(baseline_dir, fixtures_dir=fixtures_dir) if baseline_dir else None
         target = open_target(spec, timeout=timeout)
+    except TargetError as exc:
+        if junit:
+            _write_junit(junit, report_junit_error(str(exc), target_spec))
+        _die(exc)
     except CtxmodelError as exc:
         _die(exc)
     outcomes: list[gate.Outcome] = []
@@ -168,6 +181,9 @@ def check(
                     f"{', '.join(sorted(target.description.ops)) or 'nothing'}"
                 )
         except CtxmodelError as exc:
+            target.close()
+            if junit and isinstance(exc, TargetError):
+                _write_junit(junit, report_junit_error(str(exc), target_spec))
             _die(exc)
         if show_coverage:
             cells = Coverage(excluded=excluded_by(policies))
@@ -231,8 +247,10 @@ def check(
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
         code = engine.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)
-        if stopped == "interrupted":
-            code = exitcodes.INTERRUPTED
+        if code == exitcodes.OK and engine.judged_nothing(outcomes):
+            code = exitcodes.USAGE
+        if stopped.startswith("interrupted"):
+            code = exitcodes.TERMINATED if "SIGTERM" in stopped else exitcodes.INTERRUPTED
     except KeyboardInterrupt:
         stopped, code = "interrupted", exitcodes.INTERRUPTED
     finally:
@@ -254,6 +272,7 @@ def _finish(
     an interrupt included (contract §9). With a baseline, its per-kind verdicts after the summary."""
     from ctxmodel import report
     from ctxmodel.baseline import mark, verdicts
+    from ctxmodel.engine import judged_nothing
     from ctxmodel.gate import Outcome
 
     done = {o.prop.id for o in outcomes}
@@ -273,9 +292,40 @@ def _finish(
         click.echo(f"the run stopped early: {stopped}")
     if seed is not None:
         click.echo(f"seed {seed} (rerun with --seed {seed} --profile {profile})")
+    if judged_nothing(full):
+        click.echo("the run judged nothing: no property judged an example before it stopped (exit 2)")
     if junit:
-        Path(junit).parent.mkdir(parents=True, exist_ok=True)
-        Path(junit).write_text(report.junit_xml(full, target_spec=spec), encoding="utf-8")
+        _write_junit(junit, report.junit_xml(full, target_spec=spec))
+
+
+def _write_junit(path: str, text: str) -> None:
+    """The JUnit file, or one line on stderr: a report that cannot be written must not hide the
+    verdict (the exit code stays the run's)."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"ctxmodel: --junit {path}: cannot write it: {exc.strerror or exc}", err=True)
+
+
+def report_junit_error(message: str, spec: str) -> str:
+    from ctxmodel.report import junit_error
+
+    return junit_error(message, target_spec=spec)
+
+
+def writable(path: Path, option: str, *, directory: bool) -> None:
+    """Say at the start, not after the run, that its findings could not be kept (exit 2)."""
+    folder = (path if directory else path.parent).absolute()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # created when the first fixture is written: its parent must take it
+    try:
+        if not folder.is_dir():
+            raise NotADirectoryError(20, "not a directory")
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".ctxmodel-write-check-"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
 
 
 @click.command("replay")

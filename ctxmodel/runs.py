@@ -1,0 +1,161 @@
+"""What a run is asked to do, what it found, and the rules that stop it and give its exit code
+(contract §8, §9): shared by the engine's schedulers (one process, or worker processes) and by
+everything that reads a run's result.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ctxmodel import exitcodes
+from ctxmodel.events import Emitter, PropertyFinished, TargetFault
+from ctxmodel.gate import Outcome, RunOptions
+from ctxmodel.profiles import Profile
+
+__all__ = [
+    "GateReport",
+    "RunConfig",
+    "exit_code",
+    "faulting_target",
+    "judged_nothing",
+    "past_deadline",
+    "run_seed_of",
+    "target_faults",
+    "tell_finished",
+    "too_many_failures",
+]
+
+
+def _frozen(value: Collection[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
+def _regressions(value: Mapping[str, Sequence[dict[str, Any]]] | None) -> dict[str, tuple[dict[str, Any], ...]]:
+    return {key: tuple(examples) for key, examples in (value or {}).items()}
+
+
+@attrs.frozen(kw_only=True)
+class RunConfig:
+    """What a run is asked to do, whoever asks (the CLI, the plugin, a test, a benchmark)."""
+
+    profile: Profile
+    policies: Mapping[str, str] = attrs.field(factory=dict)
+    fixtures_dir: Path = attrs.field(default=Path("ctxmodel-fixtures"), converter=Path)
+    #: ``None``: 0 for a deterministic profile, else a fresh seed (printed at the end of every run).
+    seed: int | None = None
+    max_examples: int | None = None
+    #: An ``ExampleDatabase``, ``"default"`` (the profile's) or ``None``.
+    database: Any = "default"
+    #: Promoted fixtures' params by property id, run first as explicit examples.
+    regressions: Mapping[str, tuple[dict[str, Any], ...]] = attrs.field(factory=dict, converter=_regressions)
+    #: Warnings fail the run too (contract §8).
+    strict: bool = False
+    #: Stop after this many failed properties; the rest are never run.
+    max_failures: int | None = None
+    #: Seconds for the whole run: no property starts after it.
+    deadline: float | None = None
+    #: A baseline's kinds whose fixture still reproduces (``RunOptions.known_kinds``).
+    known_kinds: frozenset[str] = attrs.field(default=frozenset(), converter=_frozen)
+    #: Every kind of the baseline: a property failing only on these does not count towards
+    #: ``max_failures`` (the run would stop early and pass).
+    baseline_kinds: frozenset[str] = attrs.field(default=frozenset(), converter=_frozen)
+    #: Worker processes; above 1 each opens ``target_spec`` with ``timeout`` itself.
+    jobs: int = 1
+    target_spec: str | None = None
+    timeout: float = 10.0
+    #: Drop the messages a failure does not need after the shrink (``ctxmodel.trim``).
+    trim: bool = True
+
+    def run_seed(self) -> int:
+        return run_seed_of(self.seed, self.profile)
+
+    def options(self, known_faults: Collection[str], emit: Emitter, started: float | None = None) -> RunOptions:
+        """A property's options; ``started`` (``time.monotonic()``) is when the run began, from which
+        its deadline bounds every property's run, shrinking included."""
+        stop_at = started + self.deadline if started is not None and self.deadline is not None else None
+        return RunOptions(
+            strict=self.strict, known_faults=frozenset(known_faults), known_kinds=self.known_kinds, emit=emit,
+            trim=self.trim, stop_at=stop_at,
+        )
+
+
+@attrs.frozen
+class GateReport:
+    outcomes: tuple[Outcome, ...]
+    seed: int
+    profile: str
+    #: Why the run stopped early, if it did (an interrupt, the deadline, ``--max-failures``).
+    stopped: str = ""
+
+
+def run_seed_of(seed: int | None, profile: Profile) -> int:
+    """The seed a run uses: the one asked for, else 0 for a deterministic profile, else a fresh one
+    (printed at the end of every run so that it can be repeated)."""
+    return seed if seed is not None else (0 if profile.deterministic else random.getrandbits(32))
+
+
+def tell_finished(emit: Emitter, known_faults: set[str], outcome: Outcome) -> None:
+    """Note the target faults a property reported and tell the handlers it finished (a scheduler
+    that ran it elsewhere calls this when it keeps the result)."""
+    for key in sorted(target_faults(outcome) - known_faults):
+        emit(TargetFault(outcome.prop, key))
+    known_faults.update(target_faults(outcome))
+    emit(PropertyFinished(outcome))
+
+
+def past_deadline(started: float, deadline: float | None) -> str:
+    """Why no further property starts, when the run's deadline (seconds from ``started``) is over."""
+    if deadline is not None and time.monotonic() - started >= deadline:
+        return f"the run's deadline of {deadline:g} s passed"
+    return ""
+
+
+def too_many_failures(
+    outcomes: Iterable[Outcome], max_failures: int | None, baseline_kinds: Collection[str] = ()
+) -> str:
+    """Why no further property starts, when the properties before it failed ``max_failures`` times
+    (a property failing only on ``baseline_kinds`` not counted: see ``RunConfig``)."""
+    failed = sum(o.status == "failed" and any(k.key not in baseline_kinds for k in o.kinds) for o in outcomes)
+    if max_failures is not None and failed >= max_failures:
+        return f"{max_failures} failed propert{'y' if max_failures == 1 else 'ies'} (--max-failures)"
+    return ""
+
+
+def faulting_target(outcomes: Sequence[Outcome]) -> str:
+    """Why no further property starts: the last property judged nothing, every input it drew having
+    met a fault reported before. A target that faults on every call would make every later property
+    wait out each input (a hang costs its timeout each time) to judge nothing."""
+    if outcomes and outcomes[-1].status == "not-judged":
+        return f"the target met a known fault on every input of {outcomes[-1].prop.id}"
+    return ""
+
+
+def target_faults(outcome: Outcome) -> set[str]:
+    """The target-fault kinds an outcome reports, which no later property of the run reports again."""
+    return {k.key for k in outcome.kinds if k.key.startswith("target-")}
+
+
+def judged_nothing(outcomes: Sequence[Outcome]) -> bool:
+    """A run stopped (by its deadline or an interrupt) before any property judged an example: it
+    says nothing about the target, so it must not pass."""
+    return bool(outcomes) and not any(o.judged for o in outcomes) and \
+        any(o.status in ("never-run", "cut") for o in outcomes)
+
+
+def exit_code(outcomes: Iterable[Outcome]) -> int:
+    """Contract §9: 1 when a property failed (its fixtures are written) or judged nothing because every
+    input met a target fault reported before (the fault's fixture is written); 2 when a property could not
+    run at all (a harness or strategy problem, no fixture); else 0. Warnings fail only a strict run,
+    where they are failures already."""
+    statuses = {o.status for o in outcomes}
+    if statuses & {"failed", "not-judged"}:
+        return exitcodes.FAILED
+    if "error" in statuses:
+        return exitcodes.USAGE
+    return exitcodes.OK

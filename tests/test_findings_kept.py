@@ -1,0 +1,135 @@
+"""Nothing found is lost: an interrupt or SIGTERM at any point (a shrink included) leaves every kind
+met as a fixture, the summary, the seed and the JUnit file; the deadline bounds the whole run; an
+output that cannot be written is said at the start."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from click.testing import CliRunner
+
+from ctxmodel.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+CTXMODEL = [sys.executable, "-m", "ctxmodel"]
+#: A normalize whose every reply fails ``normalize.results-lead`` and whose shrink is slow (each call
+#: sleeps): a signal sent once the kind is met lands in the shrink.
+SLOW_BUG = "python:tests.targets.slow_bug:SlowImagesFirst"
+
+
+@pytest.fixture(scope="module")
+def warm_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Hypothesis storage folder holding only its character tables: a fresh one costs every run
+    seconds (minutes on a busy machine) of computing them before the first example is drawn."""
+    warm = tmp_path_factory.mktemp("hypothesis-warm")
+    subprocess.run([sys.executable, "-c", "from hypothesis.internal.charmap import intervals_from_codec as i; "
+                    "i('utf-8')"], env={**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(warm)}, check=True,
+                   timeout=600)
+    return warm
+
+
+def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*CTXMODEL, "check", "--target", SLOW_BUG, "--profile", "ci", "--seed", "0",
+         "--property", "normalize.results-lead", "--fixtures", str(tmp_path / "fx"), "--regressions",
+         str(tmp_path / "none"), "--junit", str(tmp_path / "junit.xml"), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(tmp_path / "hyp")},
+    )
+
+
+def _storage(tmp_path: Path, warm: Path) -> None:
+    shutil.copytree(warm, tmp_path / "hyp")
+
+
+def _wait_for_a_fixture(directory: Path, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list(directory.glob("*.json")):
+            return
+        time.sleep(0.05)
+    raise AssertionError("no fixture was written while the kind was being shrunk")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_during_the_shrink_keeps_the_kind_the_summary_and_junit(
+    tmp_path: Path, signum: int, code: int, warm_storage: Path
+) -> None:
+    _storage(tmp_path, warm_storage)
+    proc = _start(tmp_path)
+    _wait_for_a_fixture(tmp_path / "fx", proc)
+    os.killpg(proc.pid, signum)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, (proc.returncode, out[-2000:], err[-2000:])
+    assert "Traceback" not in err, err
+    fixtures = list((tmp_path / "fx").glob("*.json"))
+    assert len(fixtures) == 1, fixtures
+    assert json.loads(fixtures[0].read_text())["kind"].startswith("normalize.results-lead/")
+    assert "the run stopped early: interrupted" in out and "seed 0" in out
+    assert "FAILED" in out.split("property")[-1]
+    root = ElementTree.parse(tmp_path / "junit.xml").getroot()
+    assert root.get("failures") == "1"
+
+
+def test_the_deadline_bounds_the_shrink_and_keeps_what_it_found(tmp_path: Path, warm_storage: Path) -> None:
+    _storage(tmp_path, warm_storage)
+    started = time.monotonic()
+    proc = _start(tmp_path, "--deadline", "3")
+    out, err = proc.communicate(timeout=120)
+    assert time.monotonic() - started < 30, out  # the shrink alone takes minutes
+    assert proc.returncode == 1, (out[-2000:], err[-2000:])
+    assert "the run's deadline passed after" in out, out
+    assert len(list((tmp_path / "fx").glob("*.json"))) == 1
+
+
+def test_a_deadline_that_leaves_nothing_judged_does_not_pass(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["check", "--target", "reference", "--profile", "ci", "--deadline", "0",
+                                      "--fixtures", str(tmp_path / "fx"), "--ops", "count"],
+                                catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert "the run judged nothing" in result.output
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root writes into read-only folders")
+def test_an_unwritable_fixtures_folder_is_said_at_the_start(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        result = CliRunner().invoke(cli, ["check", "--target", "reference", "--fixtures", str(folder / "fx")])
+    finally:
+        folder.chmod(0o700)
+    assert result.exit_code == 2 and "--fixtures" in result.output and "cannot write" in result.output
+
+
+def test_a_fixtures_path_that_is_a_file_is_said_at_the_start(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    for option in ("--fixtures", "--junit"):
+        path = tmp_path / "file" / "inside"
+        result = CliRunner().invoke(cli, ["check", "--target", "reference", option, str(path)])
+        assert result.exit_code == 2, result.output
+        assert f"ctxmodel: {option} {path}: cannot write there" in result.output
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
+def test_a_timeout_that_is_not_a_positive_number_is_refused(value: str) -> None:
+    result = CliRunner().invoke(cli, ["check", "--target", "reference", "--timeout", value])
+    assert result.exit_code == 2 and f"--timeout {float(value)}" in result.output
+
+
+def test_a_target_that_cannot_start_still_gets_its_junit(tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    result = CliRunner().invoke(cli, ["check", "--target", "exec:/nonexistent/agent", "--junit", str(junit)])
+    assert result.exit_code == 3, result.output
+    root = ElementTree.parse(junit).getroot()
+    assert root.get("errors") == "1" and root.find("testcase/error") is not None
