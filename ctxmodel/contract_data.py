@@ -57,8 +57,9 @@ def reserve_for(max_tokens: int) -> int:
 def usable_window(context_window: int) -> int:
     """``floor(0.9 * contextWindow)``, in integers.
 
-    Integer arithmetic because ``0.9`` is not a double: ``0.9 * 30`` is ``27.000000000000004``, and
-    nothing but luck keeps every float product's floor on the right integer.
+    Integer arithmetic because ``0.9`` has no exact double (``0.9 * 13`` is ``11.700000000000001``):
+    ``9 * W // 10`` is the floor by construction, where the float product lands on the right integer
+    only because no product happens to fall just below one.
     """
     return (9 * context_window) // 10
 
