@@ -31,6 +31,7 @@ __all__ = [
     "expand_paths",
     "fixture_name",
     "load_fixture",
+    "params_problem",
     "promote",
     "write_atomic",
 ]
@@ -195,6 +196,30 @@ def load_fixture(path: str | os.PathLike[str]) -> Fixture:
         kind=kind,
         severity=severity,
     )
+
+
+def params_problem(op: str, params: Any) -> str:
+    """Why a fixture's params cannot be what its op was called with (contract §7), or "".
+
+    A hand-made or damaged fixture would otherwise be replayed, fail on the target's refusal and be
+    counted as reproducing its kind."""
+    if not isinstance(params, dict):
+        return "expected an object"
+    if op == "describe":
+        return ""
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        return f"{op} takes a messages array"
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            return f"messages.{i}: expected a message object with a role"
+    numbers = {"recover": ("contextWindow", "maxTokens")}.get(op, ())
+    for key in numbers:
+        if not isinstance(params.get(key), int) or isinstance(params.get(key), bool):
+            return f"{key}: {op} takes an integer"
+    if "systemPrompt" in params and not isinstance(params["systemPrompt"], str):
+        return "systemPrompt: expected a string"
+    return ""
 
 
 def expand_paths(paths: Sequence[str | os.PathLike[str]], default: str = "regressions") -> list[Path]:

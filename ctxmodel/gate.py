@@ -45,6 +45,7 @@ from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.properties.judge import Malformed
 from ctxmodel.properties.probe import TargetProbe
 from ctxmodel.strategies.labels import steering
+from ctxmodel.strategies.stored import within
 from ctxmodel.targets.base import Target, TargetFailure
 from ctxmodel.trim import StopTrim, trim_request
 
@@ -517,8 +518,12 @@ def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, 
         return kind
     last: tuple[Finding, Judgement] | None = None  # the verdict of the last trial kept, which is the result
 
+    inputs = policies.get("inputs", "any")
+
     def fails(params: dict[str, Any]) -> bool:
         nonlocal last
+        if not within(params, inputs):
+            return False  # outside what the target declared it is given: not a smaller case of it
         verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
         keys = [finding_key(prop, f) for f in verdict.failures]
         if any(key.startswith("target-") for key in keys):

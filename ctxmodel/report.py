@@ -85,7 +85,8 @@ def reproduce_command(fixture: Path | str, target_spec: str) -> str:
 def format_kind(outcome: Outcome, kind: Kind, target_spec: str) -> str:
     prop = outcome.prop
     word = "WARNING" if kind.severity == "warn" else "FAILED"
-    head = f"{word} {kind.key} ({prop.clause}), first met at example {kind.first_example}"
+    where = f"met by {prop.id}, contract §7" if kind.key.startswith("target-") else prop.clause
+    head = f"{word} {kind.key} ({where}), first met at example {kind.first_example}"
     if outcome.flaky and kind.severity == "fail":
         head += " [flaky: the target answered differently when the input was replayed]"
     lines = [head, f"  {prop.summary}", f"  found:    {kind.finding.message}"]

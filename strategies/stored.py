@@ -24,7 +24,7 @@ from hypothesis.strategies import SearchStrategy
 from ctxmodel.contract_data import INTERRUPTED_TEXT, tool_use_ids
 from ctxmodel.json_types import JsonMessage as Msg
 
-__all__ = ["AGENT_STORED", "INTERRUPTED", "agent_stored", "agent_stored_params", "restrict"]
+__all__ = ["AGENT_STORED", "INTERRUPTED", "agent_stored", "agent_stored_params", "restrict", "within"]
 
 #: The ``inputs`` policy value that selects this space.
 AGENT_STORED = "agent-stored"
@@ -108,3 +108,9 @@ def restrict(strategy: SearchStrategy[dict[str, Any]], inputs: str) -> SearchStr
     if inputs == AGENT_STORED:
         return strategy.map(agent_stored_params)
     return strategy
+
+
+def within(params: dict[str, Any], inputs: str) -> bool:
+    """Whether ``params`` lie in the declared input space: what the gate's trim of a failing request
+    may keep (a smaller request the target can never be given shows nothing about it)."""
+    return inputs != AGENT_STORED or agent_stored_params(params) == params

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from hypothesis import strategies as st
 
 from ctxmodel import engine, exitcodes, gate
@@ -14,6 +13,7 @@ from ctxmodel.baseline import Baseline, Entry, mark, verdicts
 from ctxmodel.engine import RunConfig
 from ctxmodel.fixtures import Fixture
 from ctxmodel.profiles import get_profile
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.targets import open_target
 
 

@@ -130,7 +130,7 @@ def test_a_target_that_cannot_start_exits_3(demo: Path) -> None:
 def test_replay_refuses_bad_fixtures_naming_file_and_path(demo: Path) -> None:
     (demo / "bad.json").write_text(json.dumps({"schema": "ctxmodel-fixture/1", "property": "x", "op": "normalize"}))
     result = ctxmodel("replay", "bad.json")
-    assert result.exit_code == 2 and "ctxmodel: bad.json: params: expected an object" in result.output
+    assert result.exit_code == 2 and "INVALID  bad.json: params: expected an object" in result.output
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -162,3 +162,45 @@ def test_node_example_passes_and_its_buggy_copy_fails_reproducibly(demo: Path) -
     (path,) = (demo / "ctxmodel-fixtures").glob("normalize.orphans-per-policy-*.json")
     assert ctxmodel("replay", str(path), "--target", buggy).exit_code == 1
     assert ctxmodel("replay", str(path), "--target", good).exit_code == 0
+
+
+def _fixture_file(path: Path, **changes: Any) -> Path:
+    base = {
+        "schema": "ctxmodel-fixture/1", "property": "normalize.results-lead", "op": "normalize",
+        "params": {"messages": [{"role": "user", "content": "hi"}]}, "observed": [], "target": {},
+        "policies": {}, "tokenizer": "zoo", "found": {}, "note": "",
+        "kind": "normalize.results-lead/result-after-image",
+    }
+    path.write_text(json.dumps({**base, **changes}))
+    return path
+
+
+def test_replay_names_every_unusable_fixture_exits_2_and_replays_the_rest(tmp_path: Path) -> None:
+    folder = tmp_path / "fx"
+    folder.mkdir()
+    _fixture_file(folder / "a-bad-params.json", params={"messages": "not a list"})
+    _fixture_file(folder / "b-unknown-op.json", op="summarize")
+    _fixture_file(folder / "c-fine.json")
+    (folder / "d-not-json.json").write_text("{")
+    result = CliRunner().invoke(cli, ["replay", str(folder)])
+    assert result.exit_code == 2, result.output
+    assert "INVALID" in result.output and "a-bad-params.json: params: normalize takes a messages array" in result.output
+    assert "b-unknown-op.json: op: unknown op 'summarize'" in result.output
+    assert "d-not-json.json" in result.output
+    assert "passes   " in result.output and "c-fine.json" in result.output  # the rest still replayed
+    assert "4 fixture(s): 0 reproduce(s), 1 no longer reproduce(s), 3 invalid" in result.output
+
+
+def test_replay_says_when_another_kind_fails_on_the_input(tmp_path: Path) -> None:
+    # An image before the result: results-lead fails, but with its own code, not the one recorded.
+    messages = [{"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "r", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "x"}]}]
+    path = _fixture_file(tmp_path / "other.json", params={"messages": messages},
+                         kind="normalize.results-lead/some-other-code")
+    buggy = "python:tests.targets.two_bugs:ImagesAndDuplicates"
+    result = CliRunner().invoke(cli, ["replay", str(path), "--target", buggy])
+    assert result.exit_code == 1, result.output
+    assert "FAILS AS ANOTHER KIND" in result.output
+    assert "recorded normalize.results-lead/some-other-code" in result.output
+    assert "REPRODUCES" not in result.output

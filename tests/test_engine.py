@@ -76,7 +76,8 @@ def _comparable(event: Event) -> tuple[Any, ...]:
     if isinstance(event, RunStarted):
         return ("RunStarted", event.seed, event.properties)
     if isinstance(event, RunFinished):
-        return ("RunFinished", tuple((o.prop.id, o.status, tuple(k.key for k in o.kinds)) for o in event.report.outcomes))
+        outcomes = event.report.outcomes
+        return ("RunFinished", tuple((o.prop.id, o.status, tuple(k.key for k in o.kinds)) for o in outcomes))
     if isinstance(event, PropertyFinished):
         o = event.outcome
         return ("PropertyFinished", o.prop.id, o.status, o.examples, tuple((k.key, k.params) for k in o.kinds))

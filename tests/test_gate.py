@@ -12,7 +12,6 @@ from xml.etree import ElementTree
 
 import attrs
 import pytest
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from hypothesis import strategies as st
 
 from ctxmodel import engine, exitcodes, gate
@@ -21,6 +20,7 @@ from ctxmodel.engine import GateReport, RunConfig
 from ctxmodel.events import Callback, PropertyFinished
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.profiles import get_profile
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.targets import open_target
 from ctxmodel.targets.base import Target
 
@@ -143,7 +143,7 @@ def test_same_failure_same_file_and_reproduce_line(tmp_path: Path) -> None:
     assert first.kinds[0].fixture == second.kinds[0].fixture
     assert len(list((tmp_path / "fx").glob("*.json"))) == 1
     text = rep.format_failure(first, "python:tests.targets.faulty.raising")
-    assert "FAILED target-exception (contract §7)" in text  # a target fault is its own kind
+    assert "FAILED target-exception (met by toy.shape, contract §7)" in text  # a target fault is its own kind
     assert "IndexError" in text and "raising.py" in text
     fixture_path = first.kinds[0].fixture
     assert f"Reproduce with: ctxmodel replay {fixture_path} --target python:tests.targets.faulty.raising" in text
@@ -325,10 +325,9 @@ def test_target_observations_only_where_the_target_phase_runs(
 
 @pytest.mark.slow
 def test_two_bugs_in_one_property_give_two_fixtures_each_replaying_its_own(tmp_path: Path) -> None:
-    from ctxmodel.properties.registry import get
-
     from ctxmodel.fixtures import load_fixture as load
     from ctxmodel.gate import replay
+    from ctxmodel.properties.registry import get
 
     spec = "python:tests.targets.two_bugs:ImagesAndDuplicates"
     target = open_target(spec)

@@ -339,12 +339,14 @@ def replay_cmd(
 ) -> None:
     """Replay fixtures by value (default: regressions/); exit 1 when any still reproduces.
 
-    On a baseline of known failures, the closing lines list the kinds still there. Exit 0: none
-    reproduces (each is fixed, or skipped because the target lacks its op); 1: some still do; 2: a
-    bad fixture or an unknown property; 3: the target could not start."""
-    from ctxmodel.fixtures import expand_paths, load_fixture
-    from ctxmodel.gate import replay
-    from ctxmodel.properties.registry import get
+    A fixture reproduces when the kind it recorded fails again; another kind failing on its input is
+    said as such (and fails the replay too). On a baseline of known failures, the closing lines list
+    the kinds still there. Exit 0: none fails (each is fixed, or skipped because the target lacks its
+    op); 1: some still do; 2: a fixture that cannot be used (unreadable, an unknown property or op,
+    params its op cannot take: every one is named, the rest still replayed); 3: the target could not
+    start."""
+    from ctxmodel.fixtures import expand_paths
+    from ctxmodel.gate import finding_key, replay
     from ctxmodel.report import render_params
     from ctxmodel.targets.spec import open_target, parse_spec
 
@@ -354,21 +356,17 @@ def replay_cmd(
         files = expand_paths(list(paths))
         if not files:
             raise UsageError(f"{' '.join(paths) or 'regressions'}: no fixture (*.json) to replay")
-        fixtures = [(file, load_fixture(file)) for file in files]
-        props = {}
-        for file, fixture in fixtures:
-            try:
-                props[fixture.property] = get(fixture.property)
-            except KeyError:
-                raise UsageError(f"{file}: property: unknown property {fixture.property!r}") from None
-        target = open_target(spec, timeout=timeout)
+        usable, invalid = _usable_fixtures(files)
+        target = open_target(spec, timeout=timeout) if usable else None
     except CtxmodelError as exc:
         _die(exc)
-    reproduced = warned = skipped = 0
+    for file, why in invalid:
+        click.echo(f"INVALID  {file}: {why}")
+    reproduced = warned = skipped = other = 0
     still: list[tuple[str, Path]] = []
     try:
-        for file, fixture in fixtures:
-            prop = props[fixture.property]
+        for file, fixture, prop in usable:
+            assert target is not None
             missing = sorted(set(prop.requires) - set(target.description.ops))
             if missing:
                 click.echo(f"skipped  {file}: target has no {', '.join(missing)}")
@@ -378,16 +376,25 @@ def replay_cmd(
                 verdict = replay(fixture, target, policies=overrides, source=str(file))
             except CtxmodelError as exc:
                 _die(exc)
-            shown = verdict.failures or verdict.warnings
-            if verdict.failed or (strict and verdict.warnings):
+            recorded = fixture.kind or prop.id
+            keys = [finding_key(prop, f) for f in verdict.failures]
+            same = [f for f, key in zip(verdict.failures, keys, strict=True) if not fixture.kind or key == fixture.kind]
+            if same or (strict and verdict.warnings and not verdict.failures):
                 reproduced += 1
-                still.append((fixture.kind or prop.id, file))
-                click.echo(f"REPRODUCES {file} ({fixture.kind or prop.id}, {prop.clause})")
+                still.append((recorded, file))
+                click.echo(f"REPRODUCES {file} ({recorded}, {prop.clause})")
+                shown = same or list(verdict.warnings)
+            elif verdict.failures:
+                other += 1
+                still.append((keys[0], file))
+                click.echo(f"FAILS AS ANOTHER KIND {file}: recorded {recorded}; now {', '.join(dict.fromkeys(keys))}")
+                shown = list(verdict.failures)
             elif verdict.warnings:
                 warned += 1
-                click.echo(f"WARNS    {file} ({fixture.kind or prop.id}): the warning still shows")
+                click.echo(f"WARNS    {file} ({recorded}): the warning still shows")
+                shown = list(verdict.warnings)
             else:
-                click.echo(f"passes   {file} ({fixture.kind or prop.id}): no longer reproduces")
+                click.echo(f"passes   {file} ({recorded}): no longer reproduces")
                 continue
             for finding in shown:
                 click.echo(f"  found:    {finding.message}")
@@ -396,16 +403,54 @@ def replay_cmd(
             click.echo("  input:")
             click.echo(render_params(fixture.params))
     finally:
-        target.close()
-    gone = len(fixtures) - reproduced - warned - skipped
-    tail = (f", {warned} still warn(s)" if warned else "") + (f", {skipped} skipped" if skipped else "")
-    click.echo(f"{len(fixtures)} fixture(s): {reproduced} reproduce(s), {gone} no longer reproduce(s){tail}")
-    if still and len(fixtures) > 1:
+        if target is not None:
+            target.close()
+    total = len(files)
+    gone = total - reproduced - other - warned - skipped - len(invalid)
+    tail = (f", {other} fail(s) as another kind" if other else "") + (f", {warned} still warn(s)" if warned else "") \
+        + (f", {skipped} skipped" if skipped else "") + (f", {len(invalid)} invalid" if invalid else "")
+    click.echo(f"{total} fixture(s): {reproduced} reproduce(s), {gone} no longer reproduce(s){tail}")
+    if still and total > 1:
         click.echo("still there:")
         width = max(len(kind) for kind, _ in still)
         for kind, file in still:
             click.echo(f"  {kind:<{width}}  {file}")
-    sys.exit(exitcodes.FAILED if reproduced else exitcodes.OK)
+    if invalid:
+        sys.exit(exitcodes.USAGE)
+    sys.exit(exitcodes.FAILED if reproduced or other else exitcodes.OK)
+
+
+def _usable_fixtures(files: Sequence[Path]) -> tuple[list[tuple[Path, Any, Any]], list[tuple[Path, str]]]:
+    """Each fixture with its property, or why it cannot be replayed: one bad file does not stop the
+    rest of a directory from being replayed."""
+    from ctxmodel.fixtures import FixtureError, load_fixture, params_problem
+    from ctxmodel.properties.registry import get
+
+    usable: list[tuple[Path, Any, Any]] = []
+    invalid: list[tuple[Path, str]] = []
+    for file in files:
+        try:
+            fixture = load_fixture(file)
+        except FixtureError as exc:
+            invalid.append((file, ": ".join(p for p in (exc.path, exc.message) if p)))
+            continue
+        if fixture.op not in OPS:
+            invalid.append((file, f"op: unknown op {fixture.op!r} (expected one of {', '.join(OPS)})"))
+            continue
+        try:
+            prop = get(fixture.property)
+        except KeyError:
+            invalid.append((file, f"property: unknown property {fixture.property!r}"))
+            continue
+        if prop.op != fixture.op:
+            invalid.append((file, f"op: {fixture.op!r}, but {prop.id} is a property of {prop.op!r}"))
+            continue
+        problem = params_problem(fixture.op, fixture.params)
+        if problem:
+            invalid.append((file, f"params: {problem}"))
+            continue
+        usable.append((file, fixture, prop))
+    return usable, invalid
 
 
 @click.command("properties")
