@@ -96,3 +96,38 @@ def test_a_trial_that_stops_the_trim_keeps_what_was_dropped_before() -> None:
 
     trimmed = trim_request({"messages": _history(9)}, fails)
     assert [m["content"] for m in trimmed["messages"]] == [f"m{i}" for i in range(5)]
+
+
+def _two_assistants(probe: Any, ex: Any) -> Any:
+    """A toy property that fails on any input holding two assistant messages."""
+    from ctxmodel.properties.catalogue import Finding
+
+    if sum(m.get("role") == "assistant" for m in ex.params["messages"]) >= 2:
+        yield Finding.fail("two assistant messages", "at most one", code="two")
+
+
+def test_the_trim_keeps_a_request_inside_the_declared_input_space(tmp_path: Path) -> None:
+    """Under ``inputs=agent-stored`` a call is never stored without its results before the next
+    assistant message: the trim may not drop the results and keep the call and what follows."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.properties.catalogue import Property
+    from ctxmodel.strategies.stored import within
+
+    use = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "r", "input": {}}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "x"}]}
+    history = [{"role": "user", "content": "hi"}, use, result, {"role": "assistant", "content": "done"}]
+    assert within({"messages": history}, "agent-stored")
+    toy = Property("toy.two-assistants", "normalize", "contract §7", "toy", lambda _: st.just({"messages": []}),
+                   _two_assistants, requires={"normalize"})
+    outcomes = {}
+    for inputs in ("any", "agent-stored"):
+        outcomes[inputs] = run_property(
+            toy, open_target("reference"), policies=resolve({}, {"inputs": inputs}), tokenizer="zoo",
+            profile=get_profile("replay"), fixtures_dir=tmp_path / inputs, database=None,
+            examples=[{"messages": history}],
+        )
+    assert outcomes["any"].kinds, outcomes["any"]
+    assert outcomes["any"].kinds[0].params["messages"] == [use, history[3]]  # the smallest, outside the space
+    kept = outcomes["agent-stored"].kinds[0].params
+    assert within(kept, "agent-stored") and kept["messages"] == [use, result, history[3]], kept
