@@ -264,8 +264,9 @@ class _State:
     warnings_total: int = 0
     #: Known kinds met, with the example they were first met at.
     known_met: dict[str, int] = attrs.field(factory=dict)
-    #: Each kind's fixture as first met, unshrunk, until its final one replaces it.
+    #: Each kind's fixture as first met, unshrunk, until its final one replaces it, and its input.
     early: dict[str, Path | None] = attrs.field(factory=dict)
+    first: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
     #: Generated examples rejected for a known target fault, and the faults they met.
     rejected: int = 0
     faults_met: set[str] = attrs.field(factory=set)
@@ -274,17 +275,38 @@ class _State:
     saved_timeout: float | None = None
 
 
-#: While a timeout is being shrunk, each request waits this share of the run's timeout (at least
-#: ``MIN_SHRINK_TIMEOUT`` s): a hang hangs either way, and shrinking one took minutes of silence.
-SHRINK_TIMEOUT_SHARE = 0.2
-MIN_SHRINK_TIMEOUT = 0.5
-
-
-def _shorten_timeout(target: Target, state: _State) -> None:
+def _shrink_timeout(target: Target, state: _State) -> None:
+    """While a timeout is being shrunk, each request waits the run's timeout plus what a restart of
+    the killed target costs (measured at its start): a shrink judged under a shorter wait, or one
+    that counts the restart against the input, ends at an input that answers in milliseconds."""
     timeout = getattr(target, "timeout", None)
     if isinstance(timeout, int | float) and state.saved_timeout is None:
         state.saved_timeout = float(timeout)
-        target.timeout = max(MIN_SHRINK_TIMEOUT, SHRINK_TIMEOUT_SHARE * float(timeout))  # type: ignore[attr-defined]
+        allowance = getattr(target, "startup_seconds", 0.0)
+        extra = allowance if isinstance(allowance, int | float) else 0.0
+        target.timeout = float(timeout) + extra  # type: ignore[attr-defined]
+
+
+def _restore_timeout(target: Target, state: _State) -> None:
+    if state.saved_timeout is not None:
+        target.timeout = state.saved_timeout  # type: ignore[attr-defined]
+        state.saved_timeout = None
+
+
+def _timeout_reproduced(
+    kinds: Sequence[Kind], state: _State, judge_again: Callable[[dict[str, Any]], bool]
+) -> list[Kind]:
+    """A shrunk timeout is kept only if it times out again under the run's own timeout; otherwise
+    the first input that timed out is the fixture (a finding, not an input that answers at once)."""
+    out = []
+    for kind in kinds:
+        first = state.first.get(kind.key)
+        if kind.key == "target-timeout" and first is not None and first[0] != kind.params and \
+                not judge_again(kind.params):
+            params, finding, calls, example = first
+            kind = Kind(kind.key, finding, params, calls, example)
+        out.append(kind)
+    return out
 
 
 def property_seed(run_seed: int, prop_id: str) -> int:
@@ -388,11 +410,12 @@ def run_property(
         if raising:
             key, finding = raising[0]
             if key == "target-timeout" and not state.failing:
-                _shorten_timeout(target, state)
+                _shrink_timeout(target, state)
             state.failing = True
             if key not in state.first_seen:
                 state.first_seen[key] = state.examples
                 emit(KindMet(prop, key, state.examples))
+                state.first[key] = (kept, finding, verdict.calls, state.examples)
                 # On disk at once, unshrunk: a run killed while shrinking it still leaves it.
                 state.early[key] = _write(Kind(key, finding, kept, verdict.calls, state.examples), prop, target,
                                           policies, tokenizer, seed, fixtures_dir).fixture
@@ -422,8 +445,8 @@ def run_property(
     except Exception as exc:  # the kinds, Flaky, health checks, bugs in a strategy
         error = exc
     seconds = time.monotonic() - started
-    if state.saved_timeout is not None:
-        target.timeout = state.saved_timeout  # type: ignore[attr-defined]
+    _restore_timeout(target, state)
+
     def write(kind: Kind) -> Kind:
         written = _write(kind, prop, target, policies, tokenizer, seed, fixtures_dir)
         assert written.fixture is not None
@@ -455,10 +478,13 @@ def run_property(
             prop, status, examples=state.examples, warned=warned, warnings_total=state.warnings_total,
             reason=reason, seconds=seconds, known=tuple(state.known_met), rejected=state.rejected,
         )
-    kinds = tuple(
-        write(Kind(key, finding, params, calls, first))
-        for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])
-    )
+    def times_out(params: dict[str, Any]) -> bool:
+        again = judge(prop, target, copy_json(params), policies=policies, tokenizer=tokenizer)
+        return any(finding_key(prop, f) == "target-timeout" for f in again.failures)
+
+    met = [Kind(key, finding, params, calls, first)
+           for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])]
+    kinds = tuple(write(kind) for kind in _timeout_reproduced(met, state, times_out))
     _drop_early(state, kinds)
     if options.trim:
         kinds = tuple(_trimmed(kind, prop, target, policies, tokenizer, write) for kind in kinds)
@@ -490,8 +516,7 @@ def _cut_short(prop: Property, state: _State, cut: str, seconds: float, target: 
                write: Callable[[Kind], Kind], emit: Emitter) -> Outcome:
     """A property stopped mid-run: every kind met so far written as it stands (the smallest input
     the shrink reached), the examples it judged counted, and why it stopped."""
-    if state.saved_timeout is not None:
-        target.timeout = state.saved_timeout  # type: ignore[attr-defined]
+    _restore_timeout(target, state)
     kinds = []
     for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3]):
         try:

@@ -133,3 +133,38 @@ def test_a_target_that_cannot_start_still_gets_its_junit(tmp_path: Path) -> None
     assert result.exit_code == 3, result.output
     root = ElementTree.parse(junit).getroot()
     assert root.get("errors") == "1" and root.find("testcase/error") is not None
+
+
+def test_a_shrunk_timeout_still_times_out_under_the_run_s_timeout(tmp_path: Path) -> None:
+    """The shrink judges under the run's own timeout, a restart not counted against the input, and
+    what it keeps times out again when replayed: a finding, not an input that answers at once."""
+    import shlex
+
+    import attrs
+    from hypothesis import strategies as st
+
+    from ctxmodel import engine
+    from ctxmodel.engine import RunConfig
+    from ctxmodel.fixtures import load_fixture
+    from ctxmodel.gate import finding_key, replay
+    from ctxmodel.profiles import get_profile
+    from ctxmodel.targets import open_target
+    from tests.test_gate import FAULTY, SHAPE
+
+    tiny = attrs.evolve(SHAPE, params=lambda _: st.integers(0, 8).map(
+        lambda n: {"messages": [{"role": "user", "content": "a"}] * n}))
+    spec = f"exec:{shlex.quote(sys.executable)} -S {shlex.quote(str(FAULTY / 'slow_start.py'))}"
+    target = open_target(spec, timeout=0.8)
+    try:
+        config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "fx", seed=0, max_examples=30,
+                           database=None, policies=target.description.policies)
+        (outcome,) = engine.run([tiny], config, target=target).outcomes
+        [kind] = outcome.kinds
+        assert kind.key == "target-timeout"
+        assert len(kind.params["messages"]) == 3, kind.params  # the first length that hangs
+        assert kind.fixture is not None
+        target.call("describe", {})  # started, as a replay in CI would find it
+        again = replay(load_fixture(kind.fixture), target, resolve=lambda _: tiny)
+        assert [finding_key(tiny, f) for f in again.failures] == ["target-timeout"]
+    finally:
+        target.close()

@@ -168,7 +168,11 @@ class ProcessTarget:
         self._watchdog = _Watchdog()
         self._next_id = 0
         self._started_once = False
+        started = time.monotonic()
         self.description = self._handshake()
+        #: Seconds the first start and handshake took: what a restart after a kill costs the request
+        #: that follows it, which a timeout being shrunk must not count against the input.
+        self.startup_seconds = time.monotonic() - started
 
     # -- lifecycle ---------------------------------------------------------------------------
 
