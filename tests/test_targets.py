@@ -218,3 +218,19 @@ def test_reference_declaring_another_tokenizer_counts_and_recovers_with_it() -> 
     assert tokens < ReferenceTarget().call("count", {"messages": messages})["tokens"]
     window = {"messages": messages, "contextWindow": 100_000, "maxTokens": 1000}
     assert target.call("recover", window)["newContextTokens"] == tokens
+
+
+def test_a_python_target_declaring_an_op_it_does_not_define_does_not_start(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "declares_more.py").write_text(
+        "def describe(params):\n"
+        "    return {'protocol': 1, 'name': 'x', 'version': '1', 'ops': ['describe', 'normalize', 'recover']}\n"
+        "def normalize(params):\n"
+        "    return {'messages': params['messages']}\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TargetFailure) as info:
+        open_target("python:declares_more")
+    assert info.value.kind == "start"
+    assert "describe declares recover, which the module does not define" in str(info.value)

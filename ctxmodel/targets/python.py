@@ -31,8 +31,6 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-import attrs
-
 from ctxmodel.errors import TargetError, UsageError, describe_exception
 from ctxmodel.targets.base import OPS, Description, FailureKind, TargetFailure
 from ctxmodel.targets.handshake import parse_description
@@ -102,8 +100,8 @@ def strict_copy(value: Any, what: str) -> dict[str, Any]:
 
 
 def _described(spec: str, module_name: str, defined: frozenset[str], call: Callable[[], Any]) -> Description:
-    """The handshake both transports share: ``describe`` if the module has it (its ops limited to
-    those the module defines), else the contract's defaults with the ops it defines."""
+    """The handshake both transports share: ``describe`` if the module has it (every op it declares
+    must be defined), else the contract's defaults with the ops it defines."""
     if "describe" not in defined:
         return Description(name=module_name, version="", ops=defined)
     try:
@@ -111,7 +109,13 @@ def _described(spec: str, module_name: str, defined: frozenset[str], call: Calla
     except TargetError as exc:
         raise TargetFailure("start", f"python:{spec}: describe failed: {exc}") from None
     description = parse_description(reply, module_name)
-    return attrs.evolve(description, ops=description.ops & defined)
+    missing = sorted(description.ops - defined)
+    if missing:
+        # Declared and absent: its properties would be skipped as if the target never offered it.
+        raise TargetFailure(
+            "start", f"python:{spec}: describe declares {', '.join(missing)}, which the module does not define"
+        )
+    return description
 
 
 class PythonTarget:
