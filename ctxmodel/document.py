@@ -75,6 +75,13 @@ class Document:
     encoding: str = "utf-8"
     #: Where the messages array is: the keys leading to it (``()`` for the whole document).
     where: tuple[str, ...] = ()
+    #: The dialect the messages were read as (``ctxmodel.dialects``), and whether it was detected
+    #: (rather than forced with ``--dialect``).
+    dialect: str = "anthropic"
+    detected: bool = True
+    #: The messages as that dialect loaded them, for a dialect other than ``anthropic`` (whose
+    #: messages are ``history``, then empty).
+    native: Any = attrs.field(default=None, repr=False)
 
     def dump(self, history: Sequence[Message], origins: Sequence[int | None]) -> bytes:
         """The file with its messages replaced by ``history``, in the file's own style.
@@ -85,6 +92,17 @@ class Document:
         if self.text is None:
             raise ValueError("the document was opened without its text")
         return _encode(_dump(self, history, origins), self.encoding)
+
+    def dump_json(self, messages: Sequence[Any], origins: Sequence[int | None], stored: Sequence[Any]) -> bytes:
+        """The file with its messages replaced by JSON ``messages`` (a dialect's dumped history).
+
+        ``origins[k]`` is the index in ``stored`` (the loaded messages) that ``messages[k]`` came
+        from, or ``None``; a message that is still ``stored[origins[k]]`` (the same object) is
+        copied byte for byte, any other written in the file's layout (its own key order).
+        """
+        if self.text is None:
+            raise ValueError("the document was opened without its text")
+        return _encode(_dump_json(self, messages, origins, stored), self.encoding)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -203,7 +221,9 @@ def _lines_value(text: bytes, source: str, notes: list[str], exc: HistoryError) 
     ) from None
 
 
-def _document(box: list[bytes], source: str, keep: bool, reread: Callable[[], bytes] | None) -> Document:
+def _document(
+    box: list[bytes], source: str, keep: bool, reread: Callable[[], bytes] | None, dialect: str = "auto"
+) -> Document:
     """The document of the bytes in ``box`` (taken out of it). Without ``keep`` and with ``reread``
     (a file, not stdin) the bytes are freed while parsing, and read again only if they are not JSON."""
     raw = box.pop()
@@ -227,13 +247,21 @@ def _document(box: list[bytes], source: str, keep: bool, reread: Callable[[], by
         raw = text = b""
     messages, kind, where, more = _locate(value, source)
     notes.extend(more)
+    from ctxmodel.dialects import choose
+
+    chosen, detected = choose(messages, dialect)
+    native: Any = None
+    history: History = ()
     try:
-        history = load(messages, copy=False)
+        if chosen.name == "anthropic":
+            history = load(messages, copy=False)
+        else:
+            native = chosen.load(messages)
     except HistoryError as exc:
         prefix = ".".join(where[:-1])
         path = f"{prefix}.{exc.path}" if prefix and exc.path else exc.path
         raise HistoryError(path, exc.message, source) from None
-    if isinstance(messages, list):
+    if isinstance(messages, list) and chosen.name == "anthropic":
         note = _cline_note(history, messages, source)
         if note is not None:
             notes.append(note)
@@ -246,15 +274,19 @@ def _document(box: list[bytes], source: str, keep: bool, reread: Callable[[], by
         text if keep else None,
         encoding,
         where,
+        chosen.name,
+        detected,
+        native,
     )
 
 
-def parse_document(raw: bytes, source: str = "<input>", keep: bool = True) -> Document:
-    """A document from the bytes of a file (see the module docstring); ``keep``: keep the text."""
-    return _document([raw], source, keep, None)
+def parse_document(raw: bytes, source: str = "<input>", keep: bool = True, dialect: str = "auto") -> Document:
+    """A document from the bytes of a file (see the module docstring); ``keep``: keep the text;
+    ``dialect``: a name of ``ctxmodel.dialects``, or ``auto`` to detect it from the messages."""
+    return _document([raw], source, keep, None, dialect)
 
 
-def open_document(path: str, keep: bool = True) -> Document:
+def open_document(path: str, keep: bool = True, dialect: str = "auto") -> Document:
     """A document from a file, or from standard input when ``path`` is ``-``.
 
     ``keep=False`` (reading only, as ``count`` and ``recover`` do): the file's bytes are freed as
@@ -274,7 +306,7 @@ def open_document(path: str, keep: bool = True) -> Document:
         except OSError as exc:
             raise HistoryError("", f"cannot read: {exc.strerror or exc}", source=source) from None
 
-    return _document(box, source, keep, None if path == "-" else reread)
+    return _document(box, source, keep, None if path == "-" else reread, dialect)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -495,6 +527,34 @@ def _dump(doc: Document, history: Sequence[Message], origins: Sequence[int | Non
         else:
             piece = _changed_message(message, original, span, text, layout, depth)
         pieces.append(piece.encode("utf-8", "surrogatepass"))
+    return _splice(doc, spans, layout, pieces)
+
+
+def _dump_json(doc: Document, messages: Sequence[Any], origins: Sequence[int | None], stored: Sequence[Any]) -> bytes:
+    """As :func:`_dump`, for messages given as JSON values (a dialect other than Anthropic's)."""
+    assert doc.text is not None
+    data = doc.text
+    spans = _spans(doc)
+    layout = _layout(doc, spans)
+    pieces: list[bytes] = []
+    for value, origin in zip(messages, origins, strict=True):
+        if origin is not None and 0 <= origin < len(stored) and value is stored[origin] and origin < len(spans.items):
+            start, end = spans.items[origin]
+            pieces.append(data[start:end])
+            continue
+        if doc.kind == "jsonl":
+            piece = _styled(value, attrs.evolve(layout, indent=None), 0)
+        else:
+            piece = _styled(value, layout, _depth(doc))
+        pieces.append(piece.encode("utf-8", "surrogatepass"))
+    return _splice(doc, spans, layout, pieces)
+
+
+def _splice(doc: Document, spans: _Spans, layout: Layout, pieces: list[bytes]) -> bytes:
+    """The file's text with ``pieces`` (UTF-8 message texts) as its messages array's items."""
+    assert doc.text is not None
+    data = doc.text
+    depth = _depth(doc)
     if doc.kind == "jsonl":
         head = data[: spans.items[0][0]] if spans.items else b""
         tail = data[spans.items[-1][1] :] if spans.items else b"\n"

@@ -26,9 +26,11 @@ __all__ = [
     "Progress",
     "announce_big",
     "default_mode",
+    "dialect_option",
     "emit_history",
     "one_line",
     "open_input",
+    "read_as",
     "read_prompt",
     "write_bytes_atomically",
     "write_history_atomically",
@@ -97,12 +99,33 @@ def announce_big(path: str) -> bool:
     return big
 
 
-def open_input(path: str, keep: bool = False) -> Document:
-    """The file as a document, each thing recognised about it said in one line on stderr."""
-    document = open_document(path, keep=keep)
+def open_input(path: str, keep: bool = False, dialect: str = "auto") -> Document:
+    """The file as a document, each thing recognised about it said in one line on stderr.
+
+    ``dialect``: a name of ``ctxmodel.dialects`` (``--dialect``), or ``auto`` to detect it.
+    """
+    document = open_document(path, keep=keep, dialect=dialect)
     for note in document.notes:
         click.echo(one_line(note), err=True)
     return document
+
+
+def read_as(document: Document) -> str:
+    """What a command says it took the messages to be: ``Anthropic Messages, detected``."""
+    from ctxmodel.dialects import get
+
+    how = "detected" if document.detected else "as --dialect says"
+    return f"{get(document.dialect).title}, {how}"
+
+
+def dialect_option() -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``--dialect``: the message format, detected from the file unless given."""
+    from ctxmodel.dialects import AUTO, NAMES
+
+    return click.option(
+        "--dialect", type=click.Choice([AUTO, *NAMES]), default=AUTO, show_default=True,
+        help="The message format: detected from the messages, or forced.",
+    )
 
 
 def default_mode() -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import attrs
 import click
 
-from ctxmodel.cli._files import Progress, announce_big, open_input
+from ctxmodel.cli._files import Progress, announce_big, dialect_option, open_input, read_as
 from ctxmodel.cli._files import one_line as _one_line
 from ctxmodel.cli._files import read_prompt as _read_prompt
 from ctxmodel.model import Block, History
@@ -61,14 +61,35 @@ def _share(part: int, whole: int) -> str:
 @click.option("--counter", "counter_name", default="zoo", show_default=True, help="Token counter: zoo, o200k, cl100k.")
 @click.option("--system-prompt", "prompt_file", type=click.Path(path_type=str), help="File holding the system prompt.")
 @click.option("--raw", is_flag=True, help="Count the file as given, not its effective history.")
-def count(file: str, counter_name: str, prompt_file: str | None, raw: bool) -> None:
-    """Print FILE's token count (system prompt + effective history) and its ten largest blocks."""
+@dialect_option()
+def count(file: str, counter_name: str, prompt_file: str | None, raw: bool, dialect: str) -> None:
+    """Print FILE's token count (system prompt + effective history) and its ten largest blocks.
+
+    An OpenAI Chat Completions file (detected; --dialect to force) is counted whole, by the same
+    rules: text as text, a call as its name and arguments string, a tool message as its text.
+    """
     counter = get_counter(counter_name)
     big = announce_big(file)
-    history = open_input(file).history
+    document = open_input(file, dialect=dialect)
     prompt = _read_prompt(prompt_file)
-    positions = list(range(len(history))) if raw else [i for i, keep in enumerate(visible_mask(history)) if keep]
-    blocks = block_counts(history, positions, counter, Progress("counting tokens (messages)", len(positions), big=big))
+    history = document.history
+    if document.dialect != "anthropic":
+        from ctxmodel.dialects import get
+
+        native = document.native
+        stored = len(native)
+        blocks = [BlockCount(c.path, c.type, c.tokens) for c in get(document.dialect).count(native, counter)]
+        scope = f"{stored} messages, all sent; {read_as(document)}"
+    else:
+        stored = len(history)
+        positions = list(range(len(history))) if raw else [i for i, keep in enumerate(visible_mask(history)) if keep]
+        blocks = block_counts(history, positions, counter,
+                              Progress("counting tokens (messages)", len(positions), big=big))
+        scope = (
+            f"{len(history)} messages, counted as given"
+            if raw
+            else f"effective history: {len(positions)} of {len(history)} stored messages"
+        ) + f"; {read_as(document)}"
     messages_raw = sum(b.tokens for b in blocks)
     prompt_raw = counter.raw_text(prompt)
     prompt_tokens = counter.fudged(prompt_raw)
@@ -77,11 +98,7 @@ def count(file: str, counter_name: str, prompt_file: str | None, raw: bool) -> N
     num, den = counter.fudge
     fudge = "no fudge" if num == den else f"fudge {num}/{den} once per call, rounded up"
     name = "<stdin>" if file == "-" else file
-    scope = (
-        f"{len(history)} messages, counted as given"
-        if raw
-        else f"effective history: {len(positions)} of {len(history)} stored messages"
-    )
+    del stored
     click.echo(_one_line(f"{name}: {total} tokens (counter {counter.name}: {counter.encoding}, {fudge})"))
     click.echo(f"  system prompt: {prompt_tokens} tokens; messages: {messages_tokens} tokens ({scope})")
     if prompt_raw:

@@ -15,20 +15,26 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
-from typing import BinaryIO
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
+if TYPE_CHECKING:
+    from ctxmodel.repair import RepairReport
+
 from ctxmodel import exitcodes
+from ctxmodel.cli._files import dialect_option as _dialect_option
 from ctxmodel.cli._files import emit_history as _emit
 from ctxmodel.cli._files import one_line as _one_line
 from ctxmodel.cli._files import open_input as _open
+from ctxmodel.cli._files import read_as as _read_as
 from ctxmodel.cli._files import write_bytes_atomically as _write_bytes
 from ctxmodel.cli._files import write_history_atomically as _write_atomically
+from ctxmodel.document import Document
 from ctxmodel.errors import UsageError
 from ctxmodel.model import History, Message
-from ctxmodel.oracle import RULES, Violation, validate
+from ctxmodel.oracle import RULES, Rule, Violation, validate
 from ctxmodel.visibility import visible_mask
 
 #: ``ctxmodel.repair.ORPHANS``, spelled here so that ``validate`` and ``show`` do not import the
@@ -43,6 +49,7 @@ DEFAULT_MAX = 50
 
 _FILE = click.argument("file", type=click.Path(allow_dash=True, path_type=str))
 _RAW = click.option("--raw", is_flag=True, help="Judge the file as given, not the request it produces.")
+_DIALECT = _dialect_option()
 
 
 def _request(history: History, raw: bool) -> tuple[History, list[int]]:
@@ -71,28 +78,35 @@ def _violation_line(v: Violation, positions: Sequence[int], raw: bool) -> str:
     return _one_line(f"{line}  [{'; '.join(where)}]")
 
 
-def _scope(file: str, history: History, judged: Sequence[Message], raw: bool) -> str:
+def _scope(file: str, history: History, judged: Sequence[Message], raw: bool, document: Document) -> str:
     file = "<stdin>" if file == "-" else file
     if raw:
-        return f"{file}: {len(history)} messages, judged as given"
-    return f"{file}: request of {len(judged)} messages (the effective history of {len(history)} stored)"
+        return f"{file}: {len(history)} messages, judged as given ({_read_as(document)})"
+    return (f"{file}: request of {len(judged)} messages (the effective history of {len(history)} stored; "
+            f"{_read_as(document)})")
 
 
-def _counts(violations: Sequence[Violation]) -> list[tuple[str, int]]:
-    """Rules by how often they are broken, most first (ties in ``RULES`` order)."""
-    order = {rule: n for n, rule in enumerate(RULES)}
+def _native_scope(file: str, document: Document) -> str:
+    """The scope line for a dialect without hidden messages: the file's messages are the request."""
+    file = "<stdin>" if file == "-" else file
+    return f"{file}: request of {len(document.native)} messages ({_read_as(document)})"
+
+
+def _counts(violations: Sequence[Violation], rules: Mapping[str, Rule] = RULES) -> list[tuple[str, int]]:
+    """Rules by how often they are broken, most first (ties in ``rules`` order)."""
+    order = {rule: n for n, rule in enumerate(rules)}
     counted = Counter(v.rule for v in violations)
     return sorted(counted.items(), key=lambda item: (-item[1], order.get(item[0], len(order))))
 
 
-def _count_lines(violations: Sequence[Violation]) -> list[str]:
-    counts = _counts(violations)
+def _count_lines(violations: Sequence[Violation], rules: Mapping[str, Rule] = RULES) -> list[str]:
+    counts = _counts(violations, rules)
     width = max(len(rule) for rule, _ in counts)
     digits = len(str(max(n for _, n in counts)))
     noun = "violation" if len(violations) == 1 else "violations"
     lines = [f"{len(violations)} {noun}, by rule:"]
     for rule, n in counts:
-        summary = RULES[rule].summary if rule in RULES else ""
+        summary = rules[rule].summary if rule in rules else ""
         lines.append(f"  {n:>{digits}}  {rule:<{width}}  {summary}")
     return lines
 
@@ -110,20 +124,25 @@ def _count_lines(violations: Sequence[Violation]) -> list[str]:
               help="json: one object on stdout (counts, every violation, the file's scope) for machines.")
 @click.option("--max", "limit", type=click.IntRange(min=0), default=None,
               help="List at most N violations (0: all). Text default: 50; json default: all.")
+@_DIALECT
 def validate_command(
-    file: str, raw: bool, thinking: bool | None, show: bool, fmt: str, limit: int | None
+    file: str, raw: bool, thinking: bool | None, show: bool, fmt: str, limit: int | None, dialect: str
 ) -> None:
     """Would the Anthropic API accept the request FILE produces? Exit 0 clean, 1 with violations.
 
     First the count of violations per rule, then each violation on one line: its path in the
     request, the API's own error text, the rule id and, when it differs, the same place in the
-    stored file. --format json prints the same as one JSON object.
+    stored file. --format json prints the same as one JSON object. An OpenAI Chat Completions file
+    is judged by OpenAI's rules (detected; --dialect to force), its messages as the request.
     """
-    document = _open(file)
+    document = _open(file, dialect=dialect)
+    if document.dialect != "anthropic":
+        _validate_native(file, document, thinking, show, fmt, limit)
+        return
     history = document.history
     judged, positions = _request(history, raw)
     violations = validate(judged, thinking=thinking)
-    scope = _scope(file, history, judged, raw)
+    scope = _scope(file, history, judged, raw, document)
     if limit is None:
         limit = 0 if fmt == "json" else DEFAULT_MAX
     listed = violations if limit == 0 else violations[:limit]
@@ -131,6 +150,7 @@ def validate_command(
         report = {
             "file": "<stdin>" if file == "-" else file,
             "kind": document.kind,
+            "dialect": document.dialect,
             "notes": list(document.notes),
             "judged": "raw" if raw else "request",
             "stored_messages": len(history),
@@ -164,6 +184,61 @@ def validate_command(
     click.echo(_one_line(f"{scope}: the API would accept its structure"), err=True)
 
 
+def _anthropic_only(document: Document, option: str) -> None:
+    raise UsageError(f"{option} applies to Anthropic Messages; {document.source} was read as {_read_as(document)}")
+
+
+def _validate_native(
+    file: str, document: Document, thinking: bool | None, show: bool, fmt: str, limit: int | None
+) -> None:
+    """``validate`` on a dialect without hidden messages: its oracle on the file's messages."""
+    from ctxmodel.dialects import get
+
+    if thinking is not None:
+        _anthropic_only(document, "--thinking/--no-thinking")
+    dialect = get(document.dialect)
+    history = document.native
+    violations = dialect.validate(history)
+    positions = list(range(len(history)))
+    scope = _native_scope(file, document)
+    if limit is None:
+        limit = 0 if fmt == "json" else DEFAULT_MAX
+    listed = violations if limit == 0 else violations[:limit]
+    if fmt == "json":
+        report = {
+            "file": "<stdin>" if file == "-" else file,
+            "kind": document.kind,
+            "dialect": document.dialect,
+            "notes": list(document.notes),
+            "judged": "request",
+            "stored_messages": len(history),
+            "judged_messages": len(history),
+            "accepted": not violations,
+            "counts": dict(_counts(violations, dialect.rules)),
+            "violations": [
+                {"rule": v.rule, "path": v.path, "stored_path": v.path, "ids": list(v.ids), "message": v.message}
+                for v in listed
+            ],
+            "more": len(violations) - len(listed),
+        }
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        if violations:
+            for line in _count_lines(violations, dialect.rules):
+                click.echo(_one_line(line))
+        for v in listed:
+            click.echo(_violation_line(v, positions, True))
+        if len(listed) < len(violations):
+            click.echo(f"... and {len(violations) - len(listed)} more (--max 0 lists them all, --format json too)")
+        if show:
+            click.echo(dialect.render(history, highlight=[v.path for v in violations]))
+    if violations:
+        noun = "violation" if len(violations) == 1 else "violations"
+        click.echo(_one_line(f"{scope}: {len(violations)} {noun}"), err=True)
+        sys.exit(exitcodes.FAILED)
+    click.echo(_one_line(f"{scope}: the API would accept its structure"), err=True)
+
+
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -178,7 +253,10 @@ def _same_file(a: str, b: str) -> bool:
 @click.option("--trailing", type=click.Choice(["leave", "close"]), default="leave", show_default=True)
 @_RAW
 @click.option("--indent", type=click.IntRange(0, 8), default=None, help="Pretty-print with this indent.")
-def normalize_command(file: str, out: str | None, orphans: str, trailing: str, raw: bool, indent: int | None) -> None:
+@_DIALECT
+def normalize_command(
+    file: str, out: str | None, orphans: str, trailing: str, raw: bool, indent: int | None, dialect: str
+) -> None:
     """Write the request-ready history: normalize(effective(FILE)), or normalize(FILE) with --raw.
 
     The JSON goes to OUT (written atomically) or stdout; what changed goes to stderr. FILE itself
@@ -186,14 +264,20 @@ def normalize_command(file: str, out: str | None, orphans: str, trailing: str, r
     """
     if out is not None and out != "-" and file != "-" and _same_file(file, out):
         raise UsageError(f"{out}: refusing to overwrite the input file; write elsewhere")
-    history = _open(file).history
+    document = _open(file, dialect=dialect)
+    if document.dialect != "anthropic":
+        raise UsageError(
+            f"normalize: {document.source} was read as {_read_as(document)}: the contract's normalize (§3) is "
+            "defined on Anthropic Messages only; `ctxmodel repair FILE -o OUT` makes a request this format accepts"
+        )
+    history = document.history
     judged, positions = _request(history, raw)
     from ctxmodel.normalize import normalize_report
 
     result, report = normalize_report(judged, orphans=orphans, trailing=trailing)
-    scope = _scope(file, history, judged, raw)
+    scope = _scope(file, history, judged, raw, document)
     stored, sent = len(history), len(positions)
-    del history, judged  # only the result is needed from here on: a 50 MB file should not be held twice
+    del history, judged, document  # only the result is needed from here on: a 50 MB file should not be held twice
     if out is None or out == "-":
         stream: BinaryIO = sys.stdout.buffer
         _emit(result, stream, indent)
@@ -213,9 +297,14 @@ def normalize_command(file: str, out: str | None, orphans: str, trailing: str, r
 @click.command("show")
 @_FILE
 @click.option("--check", is_flag=True, help="Mark (>>) the places the request built from FILE breaks an API rule.")
-def show_command(file: str, check: bool) -> None:
+@_DIALECT
+def show_command(file: str, check: bool, dialect: str) -> None:
     """One line per stored message; • visible in the request, · hidden (contract §2)."""
-    history = _open(file).history
+    document = _open(file, dialect=dialect)
+    if document.dialect != "anthropic":
+        _show_native(file, document, check)
+        return
+    history = document.history
     mask = visible_mask(history)
     highlight: list[str] = []
     if check:
@@ -227,7 +316,25 @@ def show_command(file: str, check: bool) -> None:
         click.echo(render(history, visible=mask, highlight=highlight))
     shown = sum(mask)
     name = "<stdin>" if file == "-" else file
-    summary = f"{name}: {len(history)} messages, {shown} visible (•), {len(history) - shown} hidden (·)"
+    summary = (f"{name}: {len(history)} messages ({_read_as(document)}), {shown} visible (•), "
+               f"{len(history) - shown} hidden (·)")
+    if check:
+        noun = "violation" if len(highlight) == 1 else "violations"
+        summary += f", {len(highlight)} {noun} in the request (>>)"
+    click.echo(_one_line(summary), err=True)
+
+
+def _show_native(file: str, document: Document, check: bool) -> None:
+    """``show`` for a dialect without hidden messages: every message is sent, so no •/· marks."""
+    from ctxmodel.dialects import get
+
+    dialect = get(document.dialect)
+    history = document.native
+    highlight = [v.path for v in dialect.validate(history)] if check else []
+    if history:
+        click.echo(dialect.render(history, highlight=highlight))
+    name = "<stdin>" if file == "-" else file
+    summary = f"{name}: {len(history)} messages ({_read_as(document)}), all sent (this format hides none)"
     if check:
         noun = "violation" if len(highlight) == 1 else "violations"
         summary += f", {len(highlight)} {noun} in the request (>>)"
@@ -255,7 +362,10 @@ def _backup_path(path: str) -> str:
     default=None,
     help="Whether the request is sent with extended thinking (default: enabled iff it carries thinking blocks).",
 )
-def repair_command(file: str, out: str | None, in_place: bool, orphans: str, thinking: bool | None) -> None:
+@_DIALECT
+def repair_command(
+    file: str, out: str | None, in_place: bool, orphans: str, thinking: bool | None, dialect: str
+) -> None:
     """Make the stored history FILE one whose request the API accepts, changing as little as it can.
 
     Unlike normalize, the result is still a stored history the agent can load: hidden (condensed,
@@ -270,23 +380,49 @@ def repair_command(file: str, out: str | None, in_place: bool, orphans: str, thi
         raise UsageError("repair: --in-place needs a file, not stdin")
     if out is not None and out != "-" and file != "-" and os.path.exists(out) and _same_file(file, out):
         raise UsageError(f"{out}: that is the input file: use --in-place (it keeps a backup)")
-    document = _open(file, keep=True)
+    document = _open(file, keep=True, dialect=dialect)
+    if document.dialect != "anthropic":
+        if thinking is not None:
+            _anthropic_only(document, "--thinking/--no-thinking")
+        _repair_native(file, document, out, in_place, orphans)
+        return
     history = document.history
     from ctxmodel.repair import repair
 
     result, report = repair(history, orphans=orphans, thinking=thinking)
+    judged = len([1 for keep in visible_mask(result) if keep])
+    data = document.raw if not report.changed else document.dump(result, report.origins)
+    _repair_outcome(file, document, data, len(history), len(result), judged, report, out, in_place)
+
+
+def _repair_native(file: str, document: Document, out: str | None, in_place: bool, orphans: str) -> None:
+    """``repair`` for a dialect without hidden messages: its repair, written in the file's style."""
+    from ctxmodel.dialects import get
+
+    dialect = get(document.dialect)
+    history = document.native
+    result, report = dialect.repair(history, orphans=orphans)
+    stored = [dialect.json_of(m) for m in history]
+    data = document.raw if not report.changed else document.dump_json(
+        [dialect.json_of(m) for m in result], report.origins, stored)
+    _repair_outcome(file, document, data, len(history), len(result), len(result), report, out, in_place)
+
+
+def _repair_outcome(
+    file: str, document: Document, data: bytes | None, before: int, after: int, judged: int, report: RepairReport,
+    out: str | None, in_place: bool,
+) -> None:
+    """Print each change, write the result where asked, and say what the request still breaks."""
     name = "<stdin>" if file == "-" else file
     for line in report.lines():
         click.echo(_one_line(line), err=True)
-    judged = len([1 for keep in visible_mask(result) if keep])
-    summary = f"{name}: {len(history)} stored messages -> {len(result)}; "
+    summary = f"{name}: {before} stored messages -> {after} ({_read_as(document)}); "
     if not report.changed:
         summary += "nothing to repair: the request already passes"
     else:
         noun = "change" if len(report.changes) == 1 else "changes"
         summary += f"{len(report.changes)} {noun}"
-    assert document.raw is not None
-    data = document.raw if not report.changed else document.dump(result, report.origins)
+    assert document.raw is not None and data is not None
     if out == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
