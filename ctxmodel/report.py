@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
+import attrs
+
 from ctxmodel.errors import CtxmodelError
+from ctxmodel.events import Event, Heartbeat, PropertyFinished
 from ctxmodel.gate import Kind, Outcome
 
 if TYPE_CHECKING:
     from ctxmodel.baseline import Baseline, Verdict
 
 __all__ = [
+    "TextProgress",
     "format_baseline",
     "format_baseline_replay",
     "format_failure",
@@ -253,6 +257,35 @@ def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ct
             out = ElementTree.SubElement(case, "system-out")
             out.text = "\n".join(notes)
     return ElementTree.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+@attrs.define
+class TextProgress:
+    """The text report as a run goes: a line per property that held, the failure text of one that
+    failed (to ``out``), the heartbeat of one still at work (to ``err``). ``mark`` rewrites an outcome
+    before it is shown (a baseline moving its known kinds out of the failures)."""
+
+    target_spec: str
+    out: Callable[[str], None]
+    err: Callable[[str], None]
+    mark: Callable[[Outcome], Outcome] | None = None
+    handles: frozenset[type[Event]] = frozenset({PropertyFinished, Heartbeat})
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, Heartbeat):
+            self.err(event.text)
+            return
+        assert isinstance(event, PropertyFinished)
+        outcome = self.mark(event.outcome) if self.mark is not None else event.outcome
+        if outcome.status == "failed":
+            self.out("")
+            self.out(format_failure(outcome, self.target_spec))
+            self.out("")
+        elif outcome.status == "error":
+            self.out(f"ERROR {outcome.prop.id}: {outcome.reason}")
+        else:
+            seconds = f"{outcome.seconds:.1f} s"
+            self.out(f"  {outcome.prop.id}: {status_word(outcome)} ({outcome.examples} examples, {seconds})")
 
 
 def junit_error(message: str, *, target_spec: str, suite: str = "ctxmodel") -> str:

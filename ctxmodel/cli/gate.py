@@ -128,7 +128,7 @@ def check(
     from ctxmodel import engine, gate, report
     from ctxmodel.coverage import Coverage, excluded_by
     from ctxmodel.engine import RunConfig
-    from ctxmodel.events import Callback, ExampleDrawn, Heartbeat, PropertyFinished
+    from ctxmodel.events import Callback, ExampleDrawn, PropertyFinished
     from ctxmodel.fixtures import examples_by_property
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import select
@@ -201,23 +201,10 @@ def check(
                 _die(exc)
             click.echo(report.format_baseline_replay(known))
 
-        def progress(event: PropertyFinished) -> None:
-            outcome = event.outcome
-            outcomes.append(outcome)
-            if known is not None:
-                outcome = base.mark(outcome, known)
-            if outcome.status == "failed":
-                click.echo("")
-                click.echo(report.format_failure(outcome, str(spec)))
-                click.echo("")
-            elif outcome.status == "error":
-                click.echo(f"ERROR {outcome.prop.id}: {outcome.reason}")
-            else:
-                click.echo(
-                    f"  {outcome.prop.id}: {report.status_word(outcome)} ({outcome.examples} examples, "
-                    f"{outcome.seconds:.1f} s)"
-                )
+        def kept(event: PropertyFinished) -> None:
+            outcomes.append(event.outcome)
 
+        mark = (lambda o: base.mark(o, known)) if known is not None else None
         config = RunConfig(
             policies=policies,
             profile=chosen_profile,
@@ -236,9 +223,9 @@ def check(
         )
         run_seed = config.run_seed()
         config = attrs.evolve(config, seed=run_seed)
-        handlers = [
-            Callback(progress, frozenset({PropertyFinished})),
-            Callback(lambda e: click.echo(e.text, err=True), frozenset({Heartbeat})),
+        handlers: list[Any] = [
+            Callback(kept, frozenset({PropertyFinished})),
+            report.TextProgress(str(spec), click.echo, lambda line: click.echo(line, err=True), mark),
         ]
         if cells is not None:
             coverage = cells
