@@ -12,7 +12,9 @@ from ctxmodel.targets import reference
 
 
 def describe(params: dict[str, Any]) -> dict[str, Any]:
-    return {**reference.describe(params), "name": "broken-loop-marker"}
+    # The ops this module defines (it has no repair): a python target declares only what it offers.
+    ops = ["describe", "normalize", "effective", "request", "recover", "count"]
+    return {**reference.describe(params), "name": "broken-loop-marker", "ops": ops}
 
 
 def effective(params: dict[str, Any]) -> dict[str, Any]:
