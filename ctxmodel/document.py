@@ -9,7 +9,10 @@ and says so in one line (``Document.notes``) rather than failing on its shape:
   their messages are read;
 * JSON Lines of messages (one per line) are read; a JSON Lines session log of events, and Roo's
   ``ui_messages.json``, are refused with a line naming the file to open instead;
-* a UTF-8 byte-order mark is read past, UTF-16 text is decoded.
+* a UTF-8 byte-order mark is read past, UTF-16 text is decoded;
+* the messages' dialect (``ctxmodel.dialects``: Anthropic Messages, OpenAI Chat Completions) is
+  detected, or forced by name; an Anthropic history is ``Document.history``, any other is
+  ``Document.native``, loaded by its dialect.
 
 Writing back (``Document.dump``) keeps the file's own formatting: everything around the messages
 array byte for byte, each message the repair left alone byte for byte (its key order and number

@@ -280,3 +280,18 @@ def test_count_counts_text_calls_and_tool_messages() -> None:
     assert pieces["messages.2.tool_calls.0"].tokens == counter.raw_text("Tool: read_file\nArguments: {}")
     assert pieces["messages.3"].tokens == counter.raw_text("Tool Result (a)\ndone")
     assert get("openai-chat").count(history, counter) == count(history, counter)
+
+
+def test_the_dialects_are_core_modules() -> None:
+    """They import nothing of Hypothesis, the properties, the strategies, the engine or the CLI."""
+    import ast
+    import re
+
+    upper = re.compile(r"(hypothesis|ctxmodel\.(properties|strategies|gate|engine|events|parallel|runs|report|fuzz|"
+                       r"cli|pytest_plugin))(\.|$)")
+    folder = Path(__file__).resolve().parent.parent / "ctxmodel" / "dialects"
+    for path in sorted(folder.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+        assert names and not [n for n in names if upper.match(n)], path.name
