@@ -1,8 +1,10 @@
-"""``ctxmodel fuzz``: a campaign of many workers on a shared example database (issue 6).
+"""``ctxmodel fuzz``: a campaign of many workers on a shared example database (issue 6), and
+``ctxmodel fuzz report``: the one report of a campaign that machines joined through Redis.
 
 Exit codes are contract §9's: 0 every property held for the whole campaign, 1 a property failed
-(its fixture is written), 2 usage or input error (or a property that could not run at all), 3 the
-target could not be started. A stop by Ctrl-C or SIGTERM exits the same way, by what was found.
+(its fixtures are written), 2 usage or input error (or a property that could not run at all), 3 the
+target could not be started. A stop by Ctrl-C or SIGTERM exits the same way, by what was found. A
+machine that joined a ``--campaign`` exits by what the whole campaign holds, as its report shows.
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from collections.abc import Sequence
 import click
 
 from ctxmodel import exitcodes
-from ctxmodel.errors import CtxmodelError, TargetError
+from ctxmodel.errors import CtxmodelError, TargetError, UsageError
 
 __all__ = ["COMMANDS", "fuzz"]
 
 
-@click.command("fuzz")
-@click.option("--target", "target_spec", required=True, help="reference, python:pkg.mod[:obj] or exec:COMMAND")
+@click.group("fuzz", invoke_without_command=True)
+@click.option(
+    "--target", "target_spec", default=None, help="reference, python:pkg.mod[:obj] or exec:COMMAND [required]"
+)
 @click.option("--duration", default=None, help="wall-clock budget: 90s, 30m, 2h, 1h30m")
 @click.option("--max-examples", type=click.IntRange(min=1), default=None, help="examples per property, all workers")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="worker processes [default: CPUs - 1]")
@@ -32,8 +36,11 @@ __all__ = ["COMMANDS", "fuzz"]
 @click.option("--timeout", type=float, default=10.0, show_default=True, help="seconds per request (exec targets)")
 @click.option("--no-agent-loop", is_flag=True, help="leave out the stateful agent-loop model")
 @click.option("--grace", type=float, default=10.0, show_default=True, help="seconds to finish a shrink after a stop")
+@click.option("--campaign", default=None, help="join the campaign NAME kept in the --db redis://… (many machines)")
+@click.pass_context
 def fuzz(
-    target_spec: str,
+    ctx: click.Context,
+    target_spec: str | None,
     duration: str | None,
     max_examples: int | None,
     workers: int | None,
@@ -46,8 +53,16 @@ def fuzz(
     timeout: float,
     no_agent_loop: bool,
     grace: float,
+    campaign: str | None,
 ) -> None:
-    """Fuzz a target for a while: live progress, a fixture per failure, an HTML report."""
+    """Fuzz a target for a while: live progress, a fixture per failing kind, an HTML report.
+
+    With --db redis://… --campaign NAME, any number of machines join one campaign; `ctxmodel fuzz
+    report --db redis://… --campaign NAME` renders all of it."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if target_spec is None:
+        raise click.UsageError("Missing option '--target'.")
     from ctxmodel.cli.gate import parse_policies
     from ctxmodel.fuzz.campaign import CampaignConfig, default_workers, parse_duration, run_campaign
     from ctxmodel.fuzz.database import DEFAULT_DB
@@ -67,11 +82,49 @@ def fuzz(
             timeout=timeout,
             agent_loop=not no_agent_loop,
             grace=grace,
+            campaign=campaign,
         )
         result = run_campaign(config, out=sys.stdout)
     except CtxmodelError as exc:
         click.echo(f"ctxmodel: {exc}", err=True)
         sys.exit(exitcodes.TARGET if isinstance(exc, TargetError) else exitcodes.USAGE)
+    sys.exit(result.exit_code)
+
+
+@fuzz.command("report")
+@click.option("--db", "database", required=True, help="the campaign's Redis: redis://host:port/N")
+@click.option("--campaign", required=True, help="the campaign's name")
+@click.option("--report", "report_dir", default=".ctxmodel/report", show_default=True, help="report.html + report.json")
+@click.option("--fixtures", "fixtures_dir", default=None, help="write every kind's fixture into this directory")
+@click.option("--clear", is_flag=True, help="then delete the campaign from Redis")
+def report(database: str, campaign: str, report_dir: str, fixtures_dir: str | None, clear: bool) -> None:
+    """Render the report of a campaign machines joined through Redis (every kind, once), and with
+    --fixtures write its fixtures. Exits 1 when the campaign holds a failing kind, else 0."""
+    import time
+
+    import redis
+
+    from ctxmodel.fuzz.database import check_database
+    from ctxmodel.fuzz.progress import summary
+    from ctxmodel.fuzz.report import write_report
+    from ctxmodel.fuzz.shared_campaign import SharedCampaign, check_name, load_result
+
+    try:
+        check_name(campaign, database)
+        check_database(database)
+        shared = SharedCampaign(database, campaign)
+        try:
+            result = load_result(shared, fixtures_dir, time.time())
+            if clear:
+                shared.clear()
+        except redis.RedisError as exc:
+            raise UsageError(f"--campaign {campaign}: {exc}") from None
+    except CtxmodelError as exc:
+        click.echo(f"ctxmodel: {exc}", err=True)
+        sys.exit(exitcodes.USAGE)
+    if report_dir:
+        write_report(result, report_dir)
+    click.echo(summary(result, report_dir or None), nl=False)
     sys.exit(result.exit_code)
 
 

@@ -98,6 +98,17 @@ class LoopFailure(AssertionError):
         self.also: tuple[str, ...] = ()
 
 
+_LOOP_ERRORS: dict[str, type[LoopFailure]] = {}
+
+
+def _loop_error(key: str) -> type[LoopFailure]:
+    """A ``LoopFailure`` subclass per kind: Hypothesis keeps failures of different exception types
+    apart, so each kind the loop meets is shrunk on its own and replayed last, as in the gate."""
+    if key not in _LOOP_ERRORS:
+        _LOOP_ERRORS[key] = type(f"LoopFailure[{key}]", (LoopFailure,), {})
+    return _LOOP_ERRORS[key]
+
+
 def _text(seed: int, size: int) -> str:
     """Deterministic filler of about ``size`` characters that tokenizes like tool output."""
     words = [_WORDS[(seed + i * 7) % len(_WORDS)] for i in range(max(1, size // 6))]
@@ -150,6 +161,11 @@ class AgentLoop(RuleBasedStateMachine):
     failures: ClassVar[list[tuple[LoopFailure, tuple[str, ...]]]]
     #: The campaign's per-example hook (``campaign._Watch``), when a campaign runs the machine.
     watch: ClassVar[Any] = None
+    #: Kinds the campaign holds already: met, they are noted and neither raised nor shrunk
+    #: (``gate.RunOptions.known_kinds``), so the loop goes on looking for new ones.
+    known: ClassVar[frozenset[str]] = frozenset()
+    #: Known kinds this class's runs met.
+    known_met: ClassVar[set[str]]
 
     def __init__(self) -> None:
         if self.watch is not None:
@@ -186,23 +202,38 @@ class AgentLoop(RuleBasedStateMachine):
         start = len(self.probe.calls)
         exchange, fault = judge_primary(props[0], self.probe, params)
         if fault is not None or exchange is None:
-            self._fail(props[0], [fault], params, start)
+            if fault is not None and self._new(props[0], fault):
+                self._fail(props[0], [fault], params, start)
             return None
         failing = []
         for prop in props:
-            failures = [f for f in judge_exchange(prop, self.probe, exchange) if f.severity == "fail"]
+            failures = [
+                f for f in judge_exchange(prop, self.probe, exchange) if f.severity == "fail" and self._new(prop, f)
+            ]
             if failures:
                 failing.append((prop, failures))
         if failing:
             self._fail(failing[0][0], failing[0][1], params, start, also=tuple(p.id for p, _ in failing[1:]))
         return exchange
 
+    def _new(self, prop: Any, finding: Any) -> bool:
+        """Whether a finding is of a kind the campaign does not hold yet (a known one is noted)."""
+        from ctxmodel.gate import finding_key
+
+        key = finding_key(prop, finding)
+        if key in self.known:
+            type(self).known_met.add(key)
+            return False
+        return True
+
     def _fail(
         self, prop: Any, findings: Sequence[Any], params: Mapping[str, Any], start: int, also: tuple[str, ...] = ()
     ) -> None:
         from ctxmodel.gate import finding_key
 
-        failure = LoopFailure(prop, finding_key(prop, findings[0]), params, findings, self.probe.calls[start:])
+        key = finding_key(prop, findings[0])
+        findings = [f for f in findings if finding_key(prop, f) == key]
+        failure = _loop_error(key)(prop, key, params, findings, self.probe.calls[start:])
         failure.also = also
         type(self).failures.append((failure, tuple(self.steps)))
         if self.watch is not None:
@@ -344,7 +375,7 @@ def agent_loop_machine(target: Target, *, policies: Mapping[str, str], tokenizer
     machine: type[AgentLoop] = type(
         name,
         (AgentLoop,),
-        {"target": target, "policies": dict(policies), "tokenizer": tokenizer, "failures": []},
+        {"target": target, "policies": dict(policies), "tokenizer": tokenizer, "failures": [], "known_met": set()},
     )
     key = f"ctxmodel-agent-loop:{target.description.name}".encode()
     machine._hypothesis_internal_add_digest = key
@@ -354,8 +385,17 @@ def agent_loop_machine(target: Target, *, policies: Mapping[str, str], tokenizer
 @attrs.frozen
 class LoopOutcome:
     examples: int
-    failure: FailureRecord | None = None
-    fixture: str | None = None
+    #: One (record, fixture path) per distinct kind the slice met, in the order first met.
+    found: tuple[tuple[FailureRecord, str], ...] = ()
+
+    @property
+    def failure(self) -> FailureRecord | None:
+        """The first kind's record (a slice that met one kind has only that one)."""
+        return self.found[0][0] if self.found else None
+
+    @property
+    def fixture(self) -> str | None:
+        return self.found[0][1] if self.found else None
 
 
 def run_loop_slice(
@@ -367,15 +407,16 @@ def run_loop_slice(
     seed: int,
     fixtures_dir: str | Path,
     watch: Any = None,
+    known_kinds: frozenset[str] = frozenset(),
 ) -> LoopOutcome:
-    """Run the machine for one campaign slice; a failure is written as a fixture of the one call
-    that broke a promise (replayable by value, contract §8) with the step sequence in its note."""
+    """Run the machine for one campaign slice; each kind met is written as a fixture of the one call
+    that broke a promise (replayable by value, contract §8) with the step sequence in its note.
+    ``known_kinds`` are met, noted and neither raised nor shrunk."""
     from hypothesis.reporting import with_reporter
-
-    from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
 
     machine = agent_loop_machine(target, policies=policies, tokenizer=tokenizer)
     machine.watch = watch
+    machine.known = frozenset(known_kinds)
     # Not ``hypothesis.seed()``: it also sets ``database=None``, and the campaign's database is the point.
     machine._hypothesis_internal_use_seed = seed
     try:
@@ -383,13 +424,35 @@ def run_loop_slice(
             run_state_machine_as_test(machine, settings=Settings(settings, stateful_step_count=30))
     except LoopFailure:
         pass
-    except Exception as exc:  # Flaky replays and health checks are reported as they are
+    except Exception as exc:  # several kinds (an exception group), Flaky replays and health checks
         if not machine.failures:
             raise CtxmodelError(f"agent loop could not run: {type(exc).__name__}: {exc}") from None
     runs = 0 if watch is None else int(watch.examples)
-    if not machine.failures:
-        return LoopOutcome(runs)
-    failure, steps = machine.failures[-1]
+    # Hypothesis replays each kind's minimal example last: the last failure of each kind is its own.
+    last: dict[str, tuple[LoopFailure, tuple[str, ...]]] = {}
+    for failure, steps in machine.failures:
+        last.pop(failure.key, None)
+        last[failure.key] = (failure, steps)
+    first: dict[str, int] = {}
+    for failure, _ in machine.failures:
+        first.setdefault(failure.key, len(first))
+    ordered = sorted(last.values(), key=lambda fs: first[fs[0].key])
+    return LoopOutcome(
+        runs, tuple(_written(f, steps, target, policies, tokenizer, seed, fixtures_dir) for f, steps in ordered)
+    )
+
+
+def _written(
+    failure: LoopFailure,
+    steps: tuple[str, ...],
+    target: Target,
+    policies: Mapping[str, str],
+    tokenizer: str,
+    seed: int,
+    fixtures_dir: str | Path,
+) -> tuple[FailureRecord, str]:
+    from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
+
     fixture = Fixture(
         property=failure.prop.id,
         op=failure.op,
@@ -418,8 +481,9 @@ def run_loop_slice(
         found_at=0.0,
         examples_until_failure=0,
         steps=steps,
+        kind=failure.key,
     )
-    return LoopOutcome(runs, record, str(path))
+    return record, str(path)
 
 
 AGENT_LOOP_PREFIX = "agent-loop"

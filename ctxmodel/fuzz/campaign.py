@@ -12,11 +12,16 @@ Why this shape (harness-lessons lesson 9, pitfall 7):
   check wrapped: the wrapper counts examples and events live, notes failures, and is where a stop
   request ends a slice between two examples. (Hypothesis's observability callbacks would do the
   same but made examples ten times slower, measured on ``request.oracle`` against ``reference``.)
-- Only the coordinator writes fixtures: workers stage the gate's fixture in a private directory,
-  the coordinator keeps the first failure of each property (failure identity = property,
-  harness-lessons lesson 5) and retires that property in every worker, so two workers finding one
-  bug give one fixture. Each fixture is written atomically the moment its failure arrives, and the
-  report is rewritten with it, so a stop at any time leaves every found fixture and a valid report.
+- A failure is a kind, as in ``ctxmodel check`` (``gate.finding_key``: ``property/code``, or
+  ``target-<fault>``). Only the coordinator writes fixtures: workers stage the gate's fixture of each
+  kind in a private directory, the coordinator keeps the first of each kind and tells every worker
+  that the kind is known (``gate.RunOptions.known_kinds``: met, noted, neither raised nor shrunk), so
+  two workers meeting one kind give one fixture while the property keeps running for the kinds it
+  has not met yet. Each fixture is written atomically the moment its kind arrives, and the report is
+  rewritten with it, so a stop at any time leaves every found fixture and a valid report.
+- With ``--campaign NAME`` (and a Redis ``--db``) the campaign is kept in Redis
+  (``fuzz.shared_campaign``): each kind is claimed there once, whichever machine met it, the counts
+  and events are summed there, and the kinds other machines claimed are known to this one's workers.
 - Stops: the time limit, the examples budget, SIGINT or SIGTERM (workers ignore SIGINT; the
   coordinator asks them to stop, lets a failure being shrunk finish within a grace period, then
   terminates what is left). A second signal stops at once; the report is still written.
@@ -51,6 +56,7 @@ from ctxmodel.fuzz.features import features_of
 from ctxmodel.fuzz.progress import Progress
 from ctxmodel.fuzz.report import write_report
 from ctxmodel.fuzz.results import CampaignResult, FailureRecord, PropertyStats
+from ctxmodel.fuzz.shared_campaign import SharedCampaign, check_name, load_result
 
 __all__ = [
     "AGENT_LOOP_ID",
@@ -69,6 +75,10 @@ SLICE_START, SLICE_MIN, SLICE_MAX = 20, 5, 400
 LOOP_SLICE_START, LOOP_SLICE_MIN, LOOP_SLICE_MAX = 5, 2, 50
 #: Seconds between live stat messages from a worker.
 FLUSH_EVERY = 0.5
+#: Seconds between two looks at the kinds other machines of a Redis campaign claimed.
+POLL_EVERY = 1.0
+#: The file, in the staging directory, where the coordinator lists the kinds known to the campaign.
+KNOWN_FILE = "known-kinds.json"
 
 
 @attrs.frozen
@@ -90,6 +100,8 @@ class CampaignConfig:
     agent_loop: bool = True
     #: Seconds a worker gets after a stop request to finish a failure it is shrinking.
     grace: float = 10.0
+    #: The name of a campaign kept in the Redis ``database``, which other machines may join.
+    campaign: str | None = None
 
 
 @attrs.frozen
@@ -165,12 +177,12 @@ class _Watch:
 
     worker: int
     unit: str
-    index: int
     queue: Any
     stop: Any
-    retired: Any
     deadline: float | None
     hard_deadline: float | None
+    #: Kinds the campaign holds when the slice starts: met again, they are no failure of this slice.
+    known: frozenset[str] = frozenset()
     examples: int = 0
     first_failure: int | None = None
     new_events: int = 0
@@ -181,8 +193,8 @@ class _Watch:
     #: Seconds a failure being shrunk may continue after a stop request.
     grace: float = 5.0
     stop_seen: float | None = None
-    #: The latest failing example (params, findings, calls): during shrinking, the best so far.
-    last_failure: tuple[dict[str, Any], tuple[str, ...], tuple[Any, ...]] | None = None
+    #: The latest failing example (kind, params, findings, calls): during shrinking, the best so far.
+    last_failure: tuple[str, dict[str, Any], tuple[str, ...], tuple[Any, ...]] | None = None
 
     def begin(self) -> None:
         """A new example starts: the one place a slice may end early (never inside an example)."""
@@ -213,9 +225,7 @@ class _Watch:
         if self.first_failure is not None:
             # Let Hypothesis finish shrinking what it found, within the grace period.
             return self.stop_seen is not None and now >= self.stop_seen + self.grace
-        return (
-            self.stop.is_set() or bool(self.retired[self.index]) or (self.deadline is not None and now >= self.deadline)
-        )
+        return self.stop.is_set() or (self.deadline is not None and now >= self.deadline)
 
     def flush(self) -> None:
         if self.pending_examples or self.pending_events:
@@ -239,7 +249,10 @@ def hypothesis_events() -> set[str]:
 
 def watched(prop: Any, watch: _Watch) -> Any:
     """``prop`` with its check wrapped by ``watch`` (same id, so the same database key and fixture
-    name as an unwatched run)."""
+    name as an unwatched run). A finding of a kind the campaign holds is not a failure of the slice:
+    the gate notes it and goes on (``known_kinds``)."""
+    from ctxmodel.gate import finding_key
+
     original = prop.check
 
     def check(probe: Any, exchange: Any) -> list[Any]:
@@ -249,16 +262,38 @@ def watched(prop: Any, watch: _Watch) -> Any:
         try:
             findings = list(original(probe, exchange))
         except Exception as exc:
-            watch.failed()  # the gate's judge turns it into a failing finding
-            watch.last_failure = (kept, (f"the check raised {type(exc).__name__}: {exc}",), tuple(probe.calls))
+            key = _raised_kind(prop, exc)
+            if key is not None and key not in watch.known:
+                watch.failed()
+                text = f"the check raised {type(exc).__name__}: {exc}"
+                watch.last_failure = (key, kept, (text,), tuple(probe.calls))
             raise
-        fails = tuple(f.message for f in findings if f.severity == "fail")
+        fails = [f for f in findings if f.severity == "fail" and finding_key(prop, f) not in watch.known]
         if fails:
             watch.failed()
-            watch.last_failure = (kept, fails, tuple(probe.calls))
+            key = finding_key(prop, fails[0])
+            texts = tuple(f.message for f in fails if finding_key(prop, f) == key)
+            watch.last_failure = (key, kept, texts, tuple(probe.calls))
         return findings
 
     return attrs.evolve(prop, check=check)
+
+
+def _raised_kind(prop: Any, exc: Exception) -> str | None:
+    """The kind the gate's ``judge_exchange`` makes of an exception a check raised (``None`` for
+    Hypothesis's own, which it lets through)."""
+    from hypothesis.errors import HypothesisException
+
+    from ctxmodel.properties.judge import Malformed
+    from ctxmodel.targets.base import TargetFailure
+
+    if isinstance(exc, HypothesisException):
+        return None
+    if isinstance(exc, TargetFailure):
+        return f"target-{exc.kind}"
+    if isinstance(exc, Malformed | CtxmodelError):
+        return f"{prop.id}/malformed"
+    return f"{prop.id}/unjudgeable"
 
 
 def _unfinished(
@@ -277,7 +312,7 @@ def _unfinished(
     from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
 
     assert watch.last_failure is not None
-    params, findings, calls = watch.last_failure
+    key, params, findings, calls = watch.last_failure
     fixture = Fixture(
         property=prop.id,
         op=prop.op,
@@ -288,8 +323,9 @@ def _unfinished(
         tokenizer=tokenizer,
         found=found_now(seed, hypothesis.__version__),
         note="\n".join([*findings, prop.clause, "not fully shrunk: the campaign stopped while shrinking"]),
+        kind=key,
     )
-    path = write_atomic(staging / fixture_name(prop.id, params), fixture.to_json())
+    path = write_atomic(staging / fixture_name(key.replace("/", "."), params), fixture.to_json())
     result, failure = _observed(calls, prop.op)
     record = FailureRecord(
         property=prop.id,
@@ -303,6 +339,7 @@ def _unfinished(
         found_at=0.0,
         examples_until_failure=0,
         shrunk=False,
+        kind=key,
     )
     return record, str(path)
 
@@ -315,6 +352,40 @@ def _observed(calls: Sequence[Any], op: str) -> tuple[dict[str, Any] | None, str
     return last.result, last.failure
 
 
+def _read_known(staging: str) -> frozenset[str]:
+    """The kinds the coordinator has told the workers about (an unreadable file: none yet)."""
+    import json
+
+    try:
+        value = json.loads((Path(staging) / KNOWN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return frozenset()
+    return frozenset(str(k) for k in value) if isinstance(value, list) else frozenset()
+
+
+def _kind_records(outcome: Any, prop: Any, worker: int) -> list[tuple[FailureRecord, str | None, int]]:
+    """Each failing kind of a slice's outcome: its record, its staged fixture, the example it was met at."""
+    out = []
+    for kind in outcome.kinds:
+        result, failure = _observed(kind.calls, prop.op)
+        record = FailureRecord(
+            property=prop.id,
+            op=prop.op,
+            clause=prop.clause,
+            findings=(kind.finding.message,),
+            params=kind.params,
+            observed=result,
+            target_failure=failure,
+            worker=worker,
+            found_at=0.0,
+            examples_until_failure=0,
+            shrunk=not outcome.flaky,
+            kind=kind.key,
+        )
+        out.append((record, None if kind.fixture is None else str(kind.fixture), kind.first_example))
+    return out
+
+
 def _worker_main(
     worker: int,
     config: CampaignConfig,
@@ -324,11 +395,14 @@ def _worker_main(
     started_wall: float,
     queue: Any,
     stop: Any,
-    retired: Any,
 ) -> None:
-    """One worker process: open the target, then slices round-robin until stopped or done."""
+    """One worker process: open the target, then slices round-robin until stopped or done. A unit
+    keeps running after it failed: each slice hands the gate the kinds known so far, so it looks for
+    the ones nobody has met yet."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    from hypothesis import Phase
+
     from ctxmodel import gate
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import Profile
@@ -345,7 +419,11 @@ def _worker_main(
         policies = resolve(target.description.policies, config.policies)
         tokenizer = target.description.tokenizer
         database = open_database(config.database)
-        profile = Profile("fuzz", max_examples=SLICE_START, deterministic=False, use_database=True)
+        # No target phase: a slice is a short run (``profiles._SHORT_RUN_PHASES``), and on a property
+        # that fails in several ways the hill-climbing with the example database never ended (a
+        # 20-example slice on tests/targets/three_bugs.py ran for minutes; 30 s without it).
+        phases = tuple(p for p in Phase if p is not Phase.target)
+        profile = Profile("fuzz", max_examples=SLICE_START, deterministic=False, use_database=True, phases=phases)
         budget: int | None = None
         if config.max_examples is not None:
             budget = math.ceil(config.max_examples / config.workers)
@@ -358,9 +436,11 @@ def _worker_main(
         done_examples = dict.fromkeys(active, 0)
         rounds = dict.fromkeys(active, 0)
         seen: dict[int, set[str]] = {i: set() for i in active}
+        reported: set[str] = set()  # kinds this worker sent, before the coordinator's list has them
+        fixtures_dir = Path(staging) / f"w{worker}"
         queue.put(("ready", worker))
         while True:
-            live = [i for i in active if not retired[i] and (budget is None or done_examples[i] < budget)]
+            live = [i for i in active if budget is None or done_examples[i] < budget]
             if not live:
                 reason = "max-examples" if budget is not None else "exhausted"
                 break
@@ -368,27 +448,26 @@ def _worker_main(
                 reason = "stopped"
                 break
             for i in live:
-                if stop.is_set() or retired[i] or (deadline is not None and time.monotonic() >= deadline):
+                if stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
                     break
                 unit = units[i]
                 n = size[i] if budget is None else max(1, min(size[i], budget - done_examples[i]))
                 slice_seed = derive_seed(run_seed, worker, unit.id, rounds[i])
                 rounds[i] += 1
+                known = _read_known(staging) | reported
                 watch = _Watch(
                     worker,
                     unit.id,
-                    i,
                     queue,
                     stop,
-                    retired,
                     deadline,
                     hard_deadline,
+                    known=known,
                     seen=seen[i],
                     grace=config.grace / 2,
                 )
-                found: FailureRecord | None = None
+                found: list[tuple[FailureRecord, str | None, int]] = []
                 error: str | None = None
-                fixture: str | None = None
                 try:
                     if unit.id == AGENT_LOOP_ID:
                         from ctxmodel.fuzz.agent_loop import run_loop_slice
@@ -399,12 +478,11 @@ def _worker_main(
                             tokenizer=tokenizer,
                             settings=profile.hypothesis_settings(max_examples=n, database=database),
                             seed=slice_seed,
-                            fixtures_dir=Path(staging) / f"w{worker}",
+                            fixtures_dir=fixtures_dir,
                             watch=watch,
+                            known_kinds=known,
                         )
-                        if loop.failure is not None:
-                            found = loop.failure
-                            fixture = loop.fixture
+                        found = [(record, path, 0) for record, path in loop.found]
                     else:
                         prop = get(unit.id)
                         outcome = gate.run_property(
@@ -413,54 +491,39 @@ def _worker_main(
                             policies=policies,
                             tokenizer=tokenizer,
                             profile=profile,
-                            fixtures_dir=Path(staging) / f"w{worker}",
+                            fixtures_dir=fixtures_dir,
                             seed=slice_seed,
                             max_examples=n,
                             database=database,
+                            options=gate.RunOptions(known_kinds=known),
                         )
-                        if outcome.status == "failed" and outcome.kinds:
-                            first = outcome.kinds[0]
-                            result, failure = _observed(first.calls, prop.op)
-                            found = FailureRecord(
-                                property=prop.id,
-                                op=prop.op,
-                                clause=prop.clause,
-                                findings=tuple(k.finding.message for k in outcome.kinds),
-                                params=first.params,
-                                observed=result,
-                                target_failure=failure,
-                                worker=worker,
-                                found_at=0.0,
-                                examples_until_failure=0,
-                                shrunk=not outcome.flaky,
-                            )
-                            fixture = None if first.fixture is None else str(first.fixture)
+                        if outcome.status == "failed":
+                            found = _kind_records(outcome, prop, worker)
                         elif outcome.status == "error":
                             error = outcome.reason
                 except StopSlice:
                     if watch.last_failure is not None and unit.id != AGENT_LOOP_ID:
-                        found, fixture = _unfinished(
-                            get(unit.id), watch, target, policies, tokenizer, slice_seed, Path(staging) / f"w{worker}"
+                        cut_short = _unfinished(
+                            get(unit.id), watch, target, policies, tokenizer, slice_seed, fixtures_dir
                         )
+                        found = [(*cut_short, 0)]
                 finally:
                     watch.flush()
                 done_examples[i] += watch.examples
-                if found is not None:
-                    found = attrs.evolve(
-                        found,
-                        worker=worker,
-                        found_at=time.time() - started_wall,
-                        examples_until_failure=(
-                            done_examples[i] - watch.examples + (watch.first_failure or watch.examples)
-                        ),
+                before = done_examples[i] - watch.examples
+                for record, path, first in found:
+                    at = first or watch.first_failure or watch.examples
+                    record = attrs.evolve(
+                        record, worker=worker, found_at=time.time() - started_wall, examples_until_failure=before + at
                     )
-                    queue.put(("failure", worker, found.to_json(), fixture))
-                    active.remove(i)
-                elif error is not None:
+                    reported.add(record.key)
+                    queue.put(("failure", worker, record.to_json(), path))
+                if error is not None:
                     queue.put(("error", worker, unit.id, error))
                     active.remove(i)
                 else:
-                    grew = watch.new_events > 0
+                    # A slice that met a new kind is worth as much as one that met a new event.
+                    grew = bool(found) or watch.new_events > 0
                     lo, hi = (LOOP_SLICE_MIN, LOOP_SLICE_MAX) if unit.id == AGENT_LOOP_ID else (SLICE_MIN, SLICE_MAX)
                     size[i] = min(hi, size[i] * 2) if grew else max(lo, size[i] // 2)
     except CtxmodelError as exc:
@@ -479,6 +542,7 @@ class _UnitState:
     spec: UnitSpec
     examples: int = 0
     events: dict[str, int] = attrs.field(factory=dict)
+    #: Distinct kinds this property met (claimed by this machine).
     failures: int = 0
     error: str | None = None
 
@@ -492,15 +556,52 @@ class _Run:
     seed: int
     started_wall: float
     started_iso: str
+    staging: str = ""
     states: dict[str, _UnitState] = attrs.field(factory=dict)
+    #: One record per kind this machine kept, in the order met.
     failures: list[FailureRecord] = attrs.field(factory=list)
-    duplicates: int = 0
+    #: Every kind the campaign holds: kept here, or claimed by another machine of a Redis campaign.
+    known: set[str] = attrs.field(factory=set)
+    #: The Redis campaign this run joined, if any.
+    shared: SharedCampaign | None = None
+    #: Kinds kept here while Redis could not be reached: claimed there when it answers again.
+    unclaimed: list[tuple[FailureRecord, dict[str, Any] | None]] = attrs.field(factory=list)
     timeline: list[tuple[float, int, int]] = attrs.field(factory=list)
     stopped: str = "running"
     fatal: list[str] = attrs.field(factory=list)
 
     def examples(self) -> int:
         return sum(s.examples for s in self.states.values())
+
+    def machine(self, finished: float | None = None) -> dict[str, Any]:
+        """This run as one of a Redis campaign's machines."""
+        import socket
+
+        return {
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "workers": self.config.workers,
+            "seed": self.seed,
+            "started": self.started_iso,
+            "startedWall": self.started_wall,
+            "finishedWall": finished,
+            "stopped": self.stopped,
+            "examples": self.examples(),
+            "kinds": [f.key for f in self.failures],
+            "properties": [u.id for u in self.units if u.skipped is None],
+        }
+
+    def report(self, now: float) -> CampaignResult:
+        """What the report shows: this run, or for a Redis campaign every machine's (this run's own
+        result when Redis cannot be read)."""
+        if self.shared is not None:
+            import redis
+
+            try:
+                return load_result(self.shared, self.config.fixtures_dir, now)
+            except redis.RedisError:
+                pass
+        return self.result(now)
 
     def result(self, now: float) -> CampaignResult:
         import hypothesis
@@ -544,6 +645,12 @@ class _Run:
             exit_code=code,
         )
 
+    def tell_workers(self) -> None:
+        """The kinds known so far, where every worker reads them at the start of its next slice."""
+        from ctxmodel.fixtures import write_atomic
+
+        write_atomic(Path(self.staging) / KNOWN_FILE, sorted(self.known))
+
 
 def _iso(wall: float) -> str:
     stamp = datetime.datetime.fromtimestamp(wall, datetime.UTC).replace(microsecond=0)
@@ -569,6 +676,7 @@ def _describe_target(config: CampaignConfig) -> tuple[dict[str, Any], dict[str, 
 
 def run_campaign(config: CampaignConfig, *, out: TextIO | None = None, tty: bool | None = None) -> CampaignResult:
     """Run one campaign to its end and return what it found; the report (if asked for) is written.
+    With ``config.campaign`` the run joins that Redis campaign and returns (and reports) all of it.
 
     Raises ``UsageError`` (exit 2) for a bad configuration and ``TargetError`` (exit 3) when the
     target cannot be started; everything after that is in the result.
@@ -577,6 +685,8 @@ def run_campaign(config: CampaignConfig, *, out: TextIO | None = None, tty: bool
         raise UsageError("--workers: expected at least 1")
     if config.duration is None and config.max_examples is None:
         raise UsageError("give --duration or --max-examples (a campaign needs an end)")
+    if config.campaign is not None:
+        check_name(config.campaign, config.database)
     check_database(config.database)
     target_info, policies, ops = _describe_target(config)
     units = plan_units(ops, config.property_ids, agent_loop=config.agent_loop)
@@ -584,15 +694,20 @@ def run_campaign(config: CampaignConfig, *, out: TextIO | None = None, tty: bool
     stream = out if out is not None else sys.stderr
     progress = Progress(stream, tty=stream.isatty() if tty is None else tty)
     started = time.time()
-    run = _Run(config, units, target_info, policies, seed, started, _iso(started))
-    run.states = {u.id: _UnitState(u) for u in units}
-    Path(config.fixtures_dir).mkdir(parents=True, exist_ok=True)
     staging = tempfile.mkdtemp(prefix="ctxmodel-fuzz-")
+    run = _Run(config, units, target_info, policies, seed, started, _iso(started), staging)
+    run.states = {u.id: _UnitState(u) for u in units}
+    try:
+        if config.campaign is not None:
+            run.shared = _join(run, config.campaign)
+        run.tell_workers()
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    Path(config.fixtures_dir).mkdir(parents=True, exist_ok=True)
     context = multiprocessing.get_context("spawn")
     queue: Any = context.Queue()
     stop: Any = context.Event()
-    retired: Any = context.Array("b", len(units), lock=False)
-    index = {u.id: i for i, u in enumerate(units)}
     signals: list[int] = []
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -602,17 +717,19 @@ def run_campaign(config: CampaignConfig, *, out: TextIO | None = None, tty: bool
     workers = [
         context.Process(
             target=_worker_main,
-            args=(w, config, units, seed, staging, started, queue, stop, retired),
+            args=(w, config, units, seed, staging, started, queue, stop),
             name=f"ctxmodel-fuzz-{w}",
             daemon=True,
         )
         for w in range(config.workers)
     ]
     progress.start(run.target_info, len([u for u in units if u.skipped is None]), config.workers, seed)
+    if run.shared is not None:
+        progress.note(f"campaign {config.campaign} ({config.database}): {len(run.known)} kinds known")
     try:
         for proc in workers:
             proc.start()
-        _coordinate(run, workers, queue, stop, retired, index, signals, progress)
+        _coordinate(run, workers, queue, stop, signals, progress)
     finally:
         for sig, handler in old_handlers.items():
             signal.signal(sig, handler)
@@ -621,13 +738,61 @@ def run_campaign(config: CampaignConfig, *, out: TextIO | None = None, tty: bool
                 proc.terminate()
             proc.join(timeout=5)
         shutil.rmtree(staging, ignore_errors=True)
+    now = time.time()
+    if run.shared is not None:
+        _sync(run, progress, now, final=True)
     if run.fatal and not run.examples() and not run.failures:
         raise TargetError(run.fatal[0])
-    result = run.result(time.time())
+    result = run.report(now)
     if config.report_dir:
         write_report(result, config.report_dir)
     progress.finish(result, config.report_dir)
     return result
+
+
+def _join(run: _Run, name: str) -> SharedCampaign:
+    """Join the Redis campaign ``name``: this run's units and itself as one more machine; the kinds
+    it already holds are known to the workers from their first slice."""
+    import redis
+
+    shared = SharedCampaign(run.config.database, name)
+    specs = [attrs.asdict(u) for u in run.units]
+    try:
+        shared.join(run.target_info, run.policies, specs, run.machine(), run.started_wall)
+        run.known.update(shared.known())
+    except redis.RedisError as exc:
+        raise UsageError(f"--campaign {name}: {exc}") from None
+    return shared
+
+
+def _sync(run: _Run, progress: Progress, wall: float, *, final: bool = False) -> None:
+    """Exchange with the Redis campaign: kinds kept while it was unreachable are claimed, kinds other
+    machines claimed become known here, one timeline point is kept (and, at the end, why this
+    machine stopped). A Redis that does not answer is said once and tried again at the next call."""
+    import redis
+
+    shared = run.shared
+    assert shared is not None
+    try:
+        while run.unclaimed:
+            record, fixture = run.unclaimed[0]
+            shared.claim(record, fixture)
+            run.unclaimed.pop(0)
+        theirs = shared.known() - run.known
+        if theirs:
+            run.known.update(theirs)
+            run.tell_workers()
+            for key in sorted(theirs):
+                progress.note(f"met by another machine: {key}")
+        shared.sample(wall)
+        if final:
+            shared.machine_done(run.machine(finished=wall))
+        run.fatal = [f for f in run.fatal if not f.startswith("redis: ")]
+    except redis.RedisError as exc:
+        text = f"redis: {exc}"
+        if text not in run.fatal:
+            run.fatal.append(text)
+            progress.note(f"campaign {shared.name}: Redis did not answer ({exc}); what is found is kept here")
 
 
 def _coordinate(
@@ -635,17 +800,22 @@ def _coordinate(
     workers: Sequence[Any],
     queue: Any,
     stop: Any,
-    retired: Any,
-    index: Mapping[str, int],
     signals: list[int],
     progress: Progress,
 ) -> None:
+    import json
+
+    import redis
+
     config = run.config
     stop_at: float | None = None  # monotonic time of the stop request
     finished: set[int] = set()
     reasons: list[str] = []
     mono0 = time.monotonic()
     next_sample = 0.0
+    next_poll = 0.0
+    # Where a found_at of this machine falls on the campaign's clock (the first machine's start).
+    offset = 0.0 if run.shared is None else run.started_wall - run.shared.started_wall
 
     def request_stop(why: str) -> None:
         nonlocal stop_at
@@ -654,6 +824,13 @@ def _coordinate(
             run.stopped = why
             stop.set()
 
+    def shared_call(call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except redis.RedisError as exc:
+            progress.note(f"campaign {config.campaign}: Redis did not answer ({exc})")
+            return None
+
     handlers: dict[str, Callable[..., None]] = {}
 
     def on_stats(worker: int, unit: str, examples: int, events: Mapping[str, int]) -> None:
@@ -661,31 +838,53 @@ def _coordinate(
         state.examples += examples
         for name, count in events.items():
             state.events[name] = state.events.get(name, 0) + count
+        if run.shared is not None:
+            shared = run.shared
+            shared_call(lambda: shared.add_stats(unit, examples, events))
 
     def on_failure(worker: int, record_json: dict[str, Any], staged: str | None) -> None:
-        record = _record_from_json(record_json)
-        state = run.states[record.property]
-        if state.failures:
-            run.duplicates += 1
-            if staged:
-                Path(staged).unlink(missing_ok=True)
+        record = FailureRecord.from_json(record_json)
+        staged_path = Path(staged) if staged else None
+        if record.key in run.known:
+            # Met by two workers (or machines) before they heard of each other: one fixture.
+            if staged_path is not None:
+                staged_path.unlink(missing_ok=True)
             return
-        retired[index[record.property]] = 1
-        final: str | None = None
-        if staged and Path(staged).exists():
-            final = str(_promote_staged(Path(staged), Path(config.fixtures_dir)))
-        record = attrs.evolve(record, fixture=final)
-        state.failures = 1
+        run.known.add(record.key)
+        run.tell_workers()
+        fixture: dict[str, Any] | None = None
+        final: Path | None = None
+        if staged_path is not None and staged_path.exists():
+            fixture = json.loads(staged_path.read_text(encoding="utf-8"))
+            final = Path(config.fixtures_dir) / staged_path.name
+        record = attrs.evolve(record, fixture=None if final is None else str(final))
+        if run.shared is not None:
+            shared = run.shared
+            kept = attrs.evolve(record, found_at=record.found_at + offset)
+            won = shared_call(lambda: shared.claim(kept, fixture))
+            if won is False:
+                if staged_path is not None:
+                    staged_path.unlink(missing_ok=True)
+                progress.note(f"met by another machine: {record.key}")
+                return
+            if won is None:
+                run.unclaimed.append((kept, fixture))
+        if staged_path is not None and staged_path.exists():
+            _promote_staged(staged_path, Path(config.fixtures_dir))
+        run.states[record.property].failures += 1
         run.failures.append(record)
         progress.failure(record)
         if config.report_dir:
-            write_report(run.result(time.time()), config.report_dir)
+            write_report(run.report(time.time()), config.report_dir)
 
     def on_error(worker: int, unit: str, text: str) -> None:
         state = run.states[unit]
         if state.error is None:
             state.error = text
             progress.note(f"ERROR {unit}: {text}")
+            if run.shared is not None:
+                shared = run.shared
+                shared_call(lambda: shared.add_error(unit, text))
 
     def on_fatal(worker: int, text: str) -> None:
         run.fatal.append(text)
@@ -722,6 +921,9 @@ def _coordinate(
             run.timeline.append((now - mono0, run.examples(), len(run.failures)))
             next_sample += 0.5
             progress.update(run.result(time.time()))
+        if run.shared is not None and now - mono0 >= next_poll:
+            next_poll = now - mono0 + POLL_EVERY
+            _sync(run, progress, time.time())
         if continue_draining:
             continue
         alive = [p for p in workers if p.is_alive()]
@@ -736,7 +938,7 @@ def _coordinate(
             break
     if run.stopped == "running":
         run.stopped = "max-examples" if "max-examples" in reasons else ("exhausted" if reasons else "stopped")
-    if run.stopped == "max-examples" and all(s.failures or s.spec.skipped or s.error for s in run.states.values()):
+    if run.stopped == "max-examples" and all(s.spec.skipped or s.error for s in run.states.values()):
         run.stopped = "exhausted"
 
 
@@ -751,24 +953,6 @@ def _promote_staged(staged: Path, directory: Path) -> Path:
     final = write_atomic(directory / staged.name, value)
     staged.unlink(missing_ok=True)
     return final
-
-
-def _record_from_json(data: Mapping[str, Any]) -> FailureRecord:
-    return FailureRecord(
-        property=data["property"],
-        op=data["op"],
-        clause=data["clause"],
-        findings=tuple(data["findings"]),
-        params=data["params"],
-        observed=data["observed"],
-        target_failure=data["targetFailure"],
-        worker=data["worker"],
-        found_at=data["foundAt"],
-        examples_until_failure=data["examplesUntilFailure"],
-        fixture=data.get("fixture"),
-        steps=tuple(data.get("steps", ())),
-        shrunk=data.get("shrunk", True),
-    )
 
 
 def default_workers() -> int:

@@ -17,7 +17,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from ctxmodel.errors import UsageError
 
-__all__ = ["DEFAULT_DB", "check_database", "describe_database", "open_database"]
+__all__ = ["DEFAULT_DB", "check_database", "describe_database", "is_redis", "open_database"]
 
 #: In the working tree, next to the code it caches for (gitignore it).
 DEFAULT_DB = ".ctxmodel/db"
@@ -25,13 +25,13 @@ DEFAULT_DB = ".ctxmodel/db"
 REDIS_EXPIRY = datetime.timedelta(days=8)
 
 
-def _is_redis(spec: str) -> bool:
+def is_redis(spec: str) -> bool:
     return spec.startswith(("redis://", "rediss://", "unix://"))
 
 
 def open_database(spec: str) -> ExampleDatabase:
     """The database a ``--db`` value names; one line naming the value when it cannot be used (exit 2)."""
-    if _is_redis(spec):
+    if is_redis(spec):
         try:
             import redis
             from hypothesis.extra.redis import RedisExampleDatabase
@@ -50,7 +50,7 @@ def open_database(spec: str) -> ExampleDatabase:
 
 def check_database(spec: str) -> None:
     """Fail fast, before any worker starts, when a Redis database cannot be reached (exit 2)."""
-    if not _is_redis(spec):
+    if not is_redis(spec):
         return
     open_database(spec)  # the package is there and the URL parses
     import redis
@@ -62,4 +62,4 @@ def check_database(spec: str) -> None:
 
 
 def describe_database(spec: str) -> str:
-    return spec if _is_redis(spec) else f"directory:{spec}"
+    return spec if is_redis(spec) else f"directory:{spec}"

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from ctxmodel.fuzz.results import CampaignResult, FailureRecord
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "summary"]
 
 #: Seconds between plain status lines when the output is not a terminal.
 PLAIN_EVERY = 5.0
@@ -47,7 +47,7 @@ class Progress:
     def failure(self, record: FailureRecord) -> None:
         self._clear()
         lines = [
-            f"FAILED {record.property} ({record.clause}) — worker {record.worker}, "
+            f"FAILED {record.key} ({record.clause}) — worker {record.worker}, "
             f"after {record.examples_until_failure} examples, {record.found_at:.1f} s",
             *(f"  found: {text}" for text in record.findings),
         ]
@@ -59,7 +59,7 @@ class Progress:
     def _status(result: CampaignResult) -> str:
         return (
             f"[{result.duration:7.1f}s] {result.examples} examples ({result.rate:.1f}/s), "
-            f"{len(result.failures)} failures, {len(result.events)} distinct events"
+            f"{_kinds(len(result.failures))}, {len(result.events)} distinct events"
         )
 
     def update(self, result: CampaignResult) -> None:
@@ -71,7 +71,7 @@ class Progress:
             return
         self._clear()
         width = max([8, *(len(p.id) for p in result.properties)])
-        lines = [self._status(result), f"  {'property':<{width}}  {'examples':>8}  {'events':>6}  failures"]
+        lines = [self._status(result), f"  {'property':<{width}}  {'examples':>8}  {'events':>6}  kinds"]
         for prop in result.properties:
             if prop.skipped is not None:
                 continue
@@ -81,17 +81,36 @@ class Progress:
 
     def finish(self, result: CampaignResult, report_dir: str | None) -> None:
         self._clear()
-        lines = [f"stopped ({result.stopped}): " + self._status(result).split("] ", 1)[1]]
-        for prop in result.properties:
-            if prop.skipped is not None:
-                lines.append(f"  {prop.id}: skipped ({prop.skipped})")
-        for record in result.failures:
-            where = f" -> {record.fixture}" if record.fixture else ""
-            lines.append(f"  FAILED {record.property}{where}")
-            if record.fixture:
-                spec = result.target.get("spec", "reference")
-                lines.append(f"    Reproduce with: ctxmodel replay {record.fixture} --target '{spec}'")
-        if report_dir:
-            lines.append(f"report: {report_dir}/report.html ({report_dir}/report.json)")
+        self._write(summary(result, report_dir))
+
+
+def _kinds(n: int) -> str:
+    return f"{n} failing kind{'' if n == 1 else 's'}"
+
+
+def summary(result: CampaignResult, report_dir: str | None) -> str:
+    """The end of a campaign as ``ctxmodel check`` reads: each failing kind with its fixture and the
+    command that replays it, then one line per property that failed, with its number of kinds."""
+    head = f"stopped ({result.stopped}): " + Progress._status(result).split("] ", 1)[1]
+    lines = [head if result.campaign is None else f"campaign {result.campaign}, {head}"]
+    for machine in result.machines:
+        lines.append(
+            f"  machine {machine.get('host')}:{machine.get('pid')}: {machine.get('workers')} workers, "
+            f"seed {machine.get('seed')}, {machine.get('examples')} examples, {machine.get('stopped')}"
+        )
+    for prop in result.properties:
+        if prop.skipped is not None:
+            lines.append(f"  {prop.id}: skipped ({prop.skipped})")
+    spec = result.target.get("spec", "reference")
+    for record in result.failures:
+        where = f" -> {record.fixture}" if record.fixture else ""
+        lines.append(f"  FAILED {record.key} ({record.clause}){where}")
+        if record.fixture:
+            lines.append(f"    Reproduce with: ctxmodel replay {record.fixture} --target '{spec}'")
+    for prop_id, kinds in result.kinds_by_property().items():
+        lines.append(f"  {prop_id}: FAILED ({len(kinds)} kind{'' if len(kinds) == 1 else 's'})")
+    if report_dir:
+        lines.append(f"report: {report_dir}/report.html ({report_dir}/report.json)")
+    if result.campaign is None:
         lines.append(f"seed {result.seed}")
-        self._write("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"

@@ -250,7 +250,7 @@ def _chart(timeline: Sequence[Sequence[float]], failures: Sequence[Mapping[str, 
         x, y = xy(min(t, t_max), n)
         dots.append(
             f'<circle class="fail-dot" cx="{x:.1f}" cy="{y:.1f}" r="4">'
-            f"<title>{_e(failure['property'])}</title></circle>"
+            f"<title>{_e(failure.get('kind', failure['property']))}</title></circle>"
         )
     return (
         f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="examples over time">'
@@ -305,7 +305,7 @@ def _coverage_html(properties: Sequence[Mapping[str, Any]], policies: Mapping[st
     ``cell:`` events) and the ones it never reached; then per op the cells no property reached, the
     impossible ones, and those the target's declared input space leaves out (with the reason), which
     are not counted as missed: the same reading as ``ctxmodel check --coverage``."""
-    from ctxmodel import coverage
+    from ctxmodel import partition as coverage
 
     cells = coverage.Coverage(excluded=coverage.excluded_by(policies))
     ran = []
@@ -360,7 +360,7 @@ def _event_rows(events: Mapping[str, int]) -> str:
     )
 
 
-def _failure_html(index: int, failure: Mapping[str, Any]) -> str:
+def _failure_html(index: int, failure: Mapping[str, Any], not_written: str = "not written") -> str:
     highlight = set(failure.get("highlight", ()))
     params = failure.get("params") or {}
     observed = failure.get("observed")
@@ -385,15 +385,17 @@ def _failure_html(index: int, failure: Mapping[str, Any]) -> str:
     else:
         returned = f'<div class="raw">{_preview(_compact(observed), 2000)}</div>'
     fixture = failure.get("fixture")
-    fixture_html = f'<code data-figure="fixture">{_e(fixture)}</code>' if fixture else "<em>not written</em>"
+    fixture_html = f'<code data-figure="fixture">{_e(fixture)}</code>' if fixture else f"<em>{_e(not_written)}</em>"
+    kind = failure.get("kind", failure["property"])
     shrunk = (
         "" if failure.get("shrunk", True) else ' <span class="badge err">not fully shrunk (campaign stopped)</span>'
     )
     return (
         f'<section class="failure" id="failure-{index}" data-failure="{index}" '
-        f'data-property="{_e(failure["property"])}">'
-        f'<h3><span data-figure="property">{_e(failure["property"])}</span> <small>{_e(failure["op"])} · '
-        f"{_e(failure['clause'])}</small>{shrunk}</h3>"
+        f'data-property="{_e(failure["property"])}" data-kind="{_e(kind)}">'
+        f'<h3><span data-figure="kind">{_e(kind)}</span> <small>{_e(failure["op"])} · '
+        f"{_e(failure['clause'])} · property "
+        f'<span data-figure="property">{_e(failure["property"])}</span></small>{shrunk}</h3>'
         f'<ul class="findings">{findings}</ul>'
         f"<p>fixture: {fixture_html} · worker {_e(failure['worker'])} · found after "
         f'<span data-figure="foundAt">{_e(failure["foundAt"])}</span> s, '
@@ -403,6 +405,38 @@ def _failure_html(index: int, failure: Mapping[str, Any]) -> str:
         f"{conversation_html(params.get('messages'), highlight=highlight, anchor_prefix=prefix + 'i')}</div>"
         f'<div class="side"><h4>what the target returned</h4>{returned}</div>'
         "</div></section>"
+    )
+
+
+def _kinds_summary(failures: Sequence[Mapping[str, Any]]) -> str:
+    """Per failing property, its kinds (as ``ctxmodel check`` lists them), each linked to its section."""
+    by_property: dict[str, list[tuple[int, str]]] = {}
+    for i, failure in enumerate(failures):
+        by_property.setdefault(failure["property"], []).append((i, failure.get("kind", failure["property"])))
+    items = "".join(
+        f'<li data-kinds="{_e(prop)}"><b>{_e(prop)}</b>: <span data-figure="kinds">{len(kinds)}</span> '
+        f"kind{'' if len(kinds) == 1 else 's'}: "
+        + ", ".join(f'<a href="#failure-{i}">{_e(kind)}</a>' for i, kind in kinds)
+        + "</li>"
+        for prop, kinds in by_property.items()
+    )
+    return f'<ul class="kinds">{items}</ul>'
+
+
+def _machines_html(machines: Sequence[Mapping[str, Any]]) -> str:
+    """The machines that joined a Redis campaign, each with its own seed and why it stopped."""
+    if not machines:
+        return ""
+    rows = "".join(
+        f'<tr data-machine="{_e(m.get("host"))}:{_e(m.get("pid"))}"><td>{_e(m.get("host"))}:{_e(m.get("pid"))}</td>'
+        f'<td class="num">{_e(m.get("workers"))}</td><td class="num">{_e(m.get("seed"))}</td>'
+        f'<td>{_e(m.get("started"))}</td><td class="num">{_e(m.get("examples"))}</td>'
+        f'<td>{_e(", ".join(m.get("kinds", [])) or "-")}</td><td>{_e(m.get("stopped"))}</td></tr>'
+        for m in machines
+    )
+    return (
+        '<table class="machines"><thead><tr><th>machine</th><th>workers</th><th>seed</th><th>started</th>'
+        f"<th>examples</th><th>kinds it claimed</th><th>stopped</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -471,14 +505,19 @@ def render_html(data: Mapping[str, Any]) -> str:
     title = f"ctxmodel fuzz: {target.get('name', '?')} {target.get('version', '')}".strip()
     embedded = json.dumps(data, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
     failures = data.get("failures", [])
+    campaign = data.get("campaign")
+    not_written = (
+        "kept in the campaign: ctxmodel fuzz report --fixtures DIR writes it" if campaign else "not written"
+    )
     failures_html = (
-        "".join(_failure_html(i, f) for i, f in enumerate(failures))
+        _kinds_summary(failures) + "".join(_failure_html(i, f, not_written) for i, f in enumerate(failures))
         if failures
         else '<p class="none">No property failed.</p>'
     )
     meta = " · ".join(
         f"{_e(k)}: {_e(v)}"
         for k, v in (
+            *((("campaign", campaign),) if campaign else ()),
             ("target", target.get("spec", target.get("name", "?"))),
             ("database", data.get("database")),
             ("workers", data.get("workers")),
@@ -498,11 +537,11 @@ def render_html(data: Mapping[str, Any]) -> str:
 <body>
 <h1>{_e(title)}</h1>
 <p class="meta">{meta}</p>
-<p class="meta">policies: {policies}</p>
+<p class="meta">policies: {policies}</p>{_machines_html(data.get("machines", []))}
 <dl class="totals">
 <div><dt>examples</dt><dd data-total="examples">{totals["examples"]}</dd></div>
 <div><dt>examples/s</dt><dd data-total="examplesPerSecond">{totals["examplesPerSecond"]}</dd></div>
-<div><dt>failures</dt><dd data-total="failures">{totals["failures"]}</dd></div>
+<div><dt>failing kinds</dt><dd data-total="failures">{totals["failures"]}</dd></div>
 <div><dt>distinct events</dt><dd data-total="distinctEvents">{totals["distinctEvents"]}</dd></div>
 <div><dt>properties</dt><dd data-total="properties">{totals["properties"]}</dd></div>
 </dl>
@@ -512,7 +551,7 @@ def render_html(data: Mapping[str, Any]) -> str:
 {failures_html}
 <h2>Properties</h2>
 <table class="props"><thead><tr><th>property</th><th>op</th><th>clause</th><th>examples</th>
-<th>distinct events</th><th>failures</th><th>status</th><th>events seen</th></tr></thead>
+<th>distinct events</th><th>failing kinds</th><th>status</th><th>events seen</th></tr></thead>
 <tbody>{_property_rows(data.get("properties", []))}</tbody></table>
 <h2>Coverage of the contract's cells</h2>
 {_coverage_html(data.get("properties", []), data.get("policies", {}))}

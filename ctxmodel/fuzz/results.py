@@ -1,5 +1,9 @@
 """What a campaign found, as plain values: the one shape the coordinator, report.json and the HTML
-page share, so the page's figures can be checked against report.json (issue 6)."""
+page share, so the page's figures can be checked against report.json (issue 6).
+
+A failure is a kind, as in ``ctxmodel check`` (``gate.finding_key``: ``property/code``, or
+``target-<fault>``): a property that fails in three distinct ways has three records, each with its
+own shrunk input and fixture."""
 
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ def paths_in(texts: Iterable[str]) -> tuple[str, ...]:
 
 @attrs.frozen
 class FailureRecord:
-    """One distinct failure (property + shrunk input), as the coordinator recorded it."""
+    """One distinct failing kind (with its shrunk input), as the coordinator recorded it."""
 
     property: str
     op: str
@@ -62,6 +66,13 @@ class FailureRecord:
     steps: tuple[str, ...] = ()
     #: False when the campaign stopped while Hypothesis was still shrinking it.
     shrunk: bool = True
+    #: The kind (``gate.finding_key``); empty for a finding without a code, whose kind is the property.
+    kind: str = ""
+
+    @builtins.property
+    def key(self) -> str:
+        """The kind this record is the one fixture of: what two workers meeting it share."""
+        return self.kind or self.property
 
     @builtins.property  # the field ``property`` shadows the builtin in this class body
     def highlight(self) -> tuple[str, ...]:
@@ -69,6 +80,7 @@ class FailureRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "kind": self.key,
             "property": self.property,
             "op": self.op,
             "clause": self.clause,
@@ -85,6 +97,26 @@ class FailureRecord:
             "highlight": list(self.highlight),
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FailureRecord:
+        """The record ``to_json`` wrote (a worker's message, a kind kept in a Redis campaign)."""
+        return cls(
+            property=data["property"],
+            op=data["op"],
+            clause=data["clause"],
+            findings=tuple(data["findings"]),
+            params=data["params"],
+            observed=data["observed"],
+            target_failure=data["targetFailure"],
+            worker=data["worker"],
+            found_at=data["foundAt"],
+            examples_until_failure=data["examplesUntilFailure"],
+            fixture=data.get("fixture"),
+            steps=tuple(data.get("steps", ())),
+            shrunk=data.get("shrunk", True),
+            kind=data.get("kind", ""),
+        )
+
 
 @attrs.frozen
 class PropertyStats:
@@ -95,6 +127,7 @@ class PropertyStats:
     examples: int = 0
     #: Distinct events (Hypothesis ``event()`` / observability features) and how often each was seen.
     events: Mapping[str, int] = attrs.field(factory=dict)
+    #: Distinct failing kinds met by this property.
     failures: int = 0
     #: ``"skipped"`` with a reason when the target lacks an op the property requires.
     skipped: str | None = None
@@ -138,6 +171,10 @@ class CampaignResult:
     timeline: tuple[tuple[float, int, int], ...]
     versions: Mapping[str, str]
     exit_code: int
+    #: The name of the Redis campaign this report is of (every machine that joined it), if any.
+    campaign: str | None = None
+    #: The machines of a Redis campaign: host, pid, workers, seed, started, finished, stopped.
+    machines: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def examples(self) -> int:
@@ -155,8 +192,15 @@ class CampaignResult:
     def rate(self) -> float:
         return self.examples / self.duration if self.duration > 0 else 0.0
 
+    def kinds_by_property(self) -> dict[str, list[str]]:
+        """Each failing property's kinds, in the order found: the summary ``check`` prints."""
+        out: dict[str, list[str]] = {}
+        for record in self.failures:
+            out.setdefault(record.property, []).append(record.key)
+        return out
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "schema": SCHEMA,
             "target": dict(self.target),
             "policies": dict(self.policies),
@@ -181,3 +225,7 @@ class CampaignResult:
             "properties": [p.to_json() for p in self.properties],
             "failures": [f.to_json() for f in self.failures],
         }
+        if self.campaign is not None:
+            data["campaign"] = self.campaign
+            data["machines"] = [dict(m) for m in self.machines]
+        return data
