@@ -2,7 +2,7 @@
 
 A property is one record: a stable id (``normalize.results-lead``), the op it judges, the contract
 clause, the policies it follows, a strategy for the op's params, for a recover property the cells
-of the partition it judges (its :class:`~ctxmodel.coverage.Plan`, which its strategy draws from), the
+of the partition it judges (its :class:`~ctxmodel.partition.Plan`, which its strategy draws from), the
 broken targets it must catch (its witnesses), and a check. Everything that lists properties
 (``ctxmodel properties``, ``PROPERTIES.md``, the coverage table, the witness test) reads the record.
 
@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol
 import attrs
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.coverage import EVERY_REGIME, Plan, declare_plan
+from ctxmodel.partition import EVERY_REGIME, Plan, declare_plan
 
 __all__ = [
     "Exchange", "Finding", "OpInputs", "Probe", "Property", "Witness", "check", "declare_op", "declared_ops",
@@ -169,7 +169,7 @@ class Property:
     call: Caller | None = None
     #: A property that only ever warns (contract §4.8, §4.9): its findings fail only a strict run.
     warning: bool = False
-    #: The cells of its op's partition it judges and its strategy draws (recover; ``ctxmodel.coverage``).
+    #: The cells of its op's partition it judges and its strategy draws (recover; ``ctxmodel.partition``).
     plan: Plan | None = None
     #: The broken targets it must catch, each with the finding code it must produce.
     witnesses: tuple[Witness, ...] = ()

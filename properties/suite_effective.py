@@ -21,7 +21,7 @@ Msg = dict[str, Any]
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Two in three: histories holding chosen cells of ``ctxmodel.coverage``'s effective partition
+    """Two in three: histories holding chosen cells of ``ctxmodel.partition``'s effective partition
     (each parent tag by what it names and where it stands, drawn cell first); one in three:
     the slice-era two-summary shape."""
     from hypothesis import strategies as st

@@ -45,7 +45,7 @@ Msg = dict[str, Any]
 
 
 def _histories(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """Stored histories whose turns each hold a cell of ``ctxmodel.coverage``'s normalize partition
+    """Stored histories whose turns each hold a cell of ``ctxmodel.partition``'s normalize partition
     (a clean turn, one §3 defect alone, two together), drawn cell first; one in four are plain
     ``histories()``, every broken shape of the field."""
     from hypothesis import strategies as st

@@ -17,7 +17,7 @@ import attrs
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
-from ctxmodel.coverage import DEGRADABLE, EVERY_REGIME, VISIBLE, Plan, by_degradable, by_visible, pattern
+from ctxmodel.partition import DEGRADABLE, EVERY_REGIME, VISIBLE, Plan, by_degradable, by_visible, pattern
 from ctxmodel.properties.catalogue import (
     Exchange,
     Finding,
@@ -195,7 +195,7 @@ def _prop(
     policies: tuple[str, ...] = (), warning: bool = False,
 ) -> Callable[[Any], Any]:
     """A recover property drawing the requests of its ``plan``: the regimes its clause judges
-    (``ctxmodel.coverage.REGIMES``) crossed with what the clause reads there (what is visible, what can
+    (``ctxmodel.partition.REGIMES``) crossed with what the clause reads there (what is visible, what can
     be degraded), at most eleven patterns drawn uniformly, so that a 60-example ci run meets each (a
     pattern drawn one time in eleven misses it 0.5% of the time; the strategies make every example a
     fresh draw, ``ctxmodel.strategies.cells.GUARD``)."""

@@ -1,7 +1,7 @@
 """Hypothesis strategies drawing JSON-ready conversation histories (contract §1).
 
 Public API (pinned in HACKING.md): ``histories``, ``well_formed_histories``, ``recovery_requests``,
-``texts``, ``realistic_histories``; drawn cell first (``ctxmodel.coverage``):
+``texts``, ``realistic_histories``; drawn cell first (``ctxmodel.partition``):
 ``recovery_requests(cells=...)``, ``effective_histories``, ``normalize_histories``; plus
 ``features`` (what a history has) for tests and reports.
 A history is a ``list`` of message ``dict``s exactly as a target receives it: strict JSON, text

@@ -1,4 +1,4 @@
-"""Inputs drawn cell first: the cell of ``ctxmodel.coverage``'s partition, then an input in it.
+"""Inputs drawn cell first: the cell of ``ctxmodel.partition``'s partition, then an input in it.
 
 Hoping a random history lands in "over budget, must degrade, with condensed messages" leaves that
 cell to luck; here the cell is the first choice and the input is built around it:
@@ -7,7 +7,7 @@ cell to luck; here the cell is the first choice and the input is built around it
   stored history drawn as usual (``histories()`` or ``well_formed_histories()``) laid out for the
   visible kind (hidden by a summary, by a marker, dangling tags, legacy markers), a last tool turn
   holding what can be degraded, and a budget placed for the regime by recounting and by asking the
-  reference how far hiding and degrading reach (``ctxmodel.coverage``). Within a cell the draw also
+  reference how far hiding and degrading reach (``ctxmodel.partition``). Within a cell the draw also
   varies what the cell's name does not fix but the contract turns on: how cheap the characters a cut
   removes are (§4.5), how many cuts the budget takes against a converging target's calls (§4.7),
   hidden messages stored between a call and its results and ids a hidden and a visible result share
@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from hypothesis.control import current_build_context, currently_in_test_context
 from hypothesis.errors import InvalidArgument
 
-from ctxmodel import coverage
+from ctxmodel import partition
 from ctxmodel.contract_data import DEFAULT_RESERVE, FLOOR_CHARS, notice_text, reserve_for, usable_window, window_for
 from ctxmodel.json_types import JsonMessage as Msg
 from ctxmodel.strategies.blocks import block_extras, image_blocks, tool_names, tool_result_blocks
@@ -115,7 +115,7 @@ def novel(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 def label_cells(op: str, params: dict[str, Any]) -> set[str]:
     """The cells of ``params`` (measured), each reported with ``event()`` inside a test."""
-    cells = coverage.cells_of(op, params)
+    cells = partition.cells_of(op, params)
     _emit(cells)
     return cells
 
@@ -217,8 +217,8 @@ def _system_prompts() -> st.SearchStrategy[str]:
 def _fill(draw: st.DrawFn, pattern: str) -> tuple[str, str, str]:
     parts = pattern.partition(":")[2].split("/")
     regime = parts[0]
-    visible = parts[1] if len(parts) > 1 and parts[1] != "*" else draw(pick(coverage.VISIBLE))
-    options = tuple(d for d in coverage.DEGRADABLE if f"recover:{regime}/{visible}/{d}" not in coverage.IMPOSSIBLE)
+    visible = parts[1] if len(parts) > 1 and parts[1] != "*" else draw(pick(partition.VISIBLE))
+    options = tuple(d for d in partition.DEGRADABLE if f"recover:{regime}/{visible}/{d}" not in partition.IMPOSSIBLE)
     given = parts[2] if len(parts) > 2 else "*"
     degradable = given if given != "*" else draw(pick(options))
     return regime, visible, degradable
@@ -268,7 +268,7 @@ def _layout(
             # An earlier summary among the hidden messages, and after the last summary a tool turn its
             # condenseParent still hides (contract §2: a parent anywhere in the input hides). The
             # hidden tool turn is before or after the last summary alike: the position axis of the
-            # effective partition (ctxmodel.coverage.POSITIONS).
+            # effective partition (ctxmodel.partition.POSITIONS).
             at = draw(st.integers(0, len(hidden)))
             for m in hidden[:at]:
                 m.setdefault("condenseParent", "cond-e")
@@ -401,7 +401,7 @@ def _plain_main(draw: st.DrawFn, regime: str, degradable: str) -> str:
         return draw(dense_texts(200, 230)) + draw(padding_runs(40, 170))
     if regime == "over-none":
         return draw(texts(min_size=201, max_size=260, kinds=prose))
-    if regime in coverage.COLLAPSED:
+    if regime in partition.COLLAPSED:
         return draw(texts(min_size=201, max_size=1500, kinds=prose))  # nothing is to be degraded here
     return draw(giant_texts())
 
@@ -516,7 +516,7 @@ def _reach(messages: Sequence[Msg], system_prompt: str, marker: bool, floor: boo
         keep.insert(1, _marker("trunc-new", 1))
     if floor:
         keep = _at_floor(keep)
-    return coverage.request_count(keep, system_prompt)
+    return partition.request_count(keep, system_prompt)
 
 
 def _pair_boundary(draw: st.DrawFn, messages: Sequence[Msg], system_prompt: str, reserve: int) -> int | None:
@@ -540,7 +540,7 @@ def _pair_boundary(draw: st.DrawFn, messages: Sequence[Msg], system_prompt: str,
     j = ends[draw(st.integers(0, len(ends) - 1))]
     keep = _after_cut(vis, j)
     keep.insert(1, _marker("trunc-new", j))
-    budget = coverage.request_count(keep, system_prompt)
+    budget = partition.request_count(keep, system_prompt)
     if budget < 1:
         return None
     got = _fits(messages, system_prompt, budget, reserve)
@@ -548,7 +548,7 @@ def _pair_boundary(draw: st.DrawFn, messages: Sequence[Msg], system_prompt: str,
 
 
 def _fits(messages: Sequence[Msg], system_prompt: str, allowed: int, reserve: int) -> Any:
-    return coverage.reference_recover(messages, window_for(allowed, reserve), reserve, system_prompt)
+    return partition.reference_recover(messages, window_for(allowed, reserve), reserve, system_prompt)
 
 
 def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: str) -> tuple[int, int, bool]:
@@ -562,7 +562,7 @@ def _budget(draw: st.DrawFn, regime: str, messages: list[Msg], system_prompt: st
             window = next((w for w in range(max(1, (10 * reserve) // 9 - 2), (10 * reserve) // 9 + 4)
                            if usable_window(w) - reserve == 0), window)  # allowed == 0 exactly
         return window, max_tokens, False
-    count = coverage.request_count(messages, system_prompt)
+    count = partition.request_count(messages, system_prompt)
     if regime in ("within", "at-allowed"):
         max_tokens = draw(st.integers(-10, 0)) if draw(chance(15)) else draw(pick(_MAX_TOKENS))
         reserve = reserve_for(max_tokens)
@@ -797,7 +797,7 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
     window, max_tokens, checked = _budget(draw, regime, messages, system_prompt)
     request = {"messages": messages, "contextWindow": window, "maxTokens": max_tokens, "systemPrompt": system_prompt}
     cell = _cell_of(request, regime if checked else None)
-    if regime in ("over-hide", "over-stuck") and not any(coverage.matches(f"recover:{regime}/*/*", c) for c in cell):
+    if regime in ("over-hide", "over-stuck") and not any(partition.matches(f"recover:{regime}/*/*", c) for c in cell):
         # Not enough to hide or to progress: one more exchange worth hiding, and the budget again.
         at = next(i for i, m in enumerate(rest) if m is last[0])
         messages = _restamped([*head, *rest[:at], *draw(_filler()), *rest[at:]], drawn)
@@ -811,9 +811,9 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
 def _cell_of(request: dict[str, Any], regime: str | None) -> set[str]:
     """The request's cell; ``regime`` when the reference was already asked at this budget."""
     if regime is None:
-        return coverage.cells_of("recover", request)
+        return partition.cells_of("recover", request)
     messages = request["messages"]
-    return {f"recover:{regime}/{coverage.visible_kind(messages)}/{coverage.degradable_kind(messages)}"}
+    return {f"recover:{regime}/{partition.visible_kind(messages)}/{partition.degradable_kind(messages)}"}
 
 
 def cell_requests(
@@ -825,8 +825,8 @@ def cell_requests(
     if not patterns:
         raise ValueError("cell_requests: no pattern")
     for p in patterns:
-        if not any(coverage.matches(p, c) for c in coverage.RECOVER_CELLS):
-            raise ValueError(f"cell_requests: {p!r} matches no recover cell of ctxmodel.coverage")
+        if not any(partition.matches(p, c) for c in partition.RECOVER_CELLS):
+            raise ValueError(f"cell_requests: {p!r} matches no recover cell of ctxmodel.partition")
     if history is None:
         history = _bodies()
     return _cell_request(patterns, history)
@@ -902,10 +902,11 @@ def effective_histories(
 ) -> st.SearchStrategy[list[Msg]]:
     """Stored histories holding, among the tags ``history`` draws, three to eight chosen ``effective``
     cells: the summaries and marker they name are added where missing, then the tagged messages."""
-    chosen = tuple(cells) if cells is not None else coverage.EFFECTIVE_CELLS
-    unknown = [c for c in chosen if c not in coverage.EFFECTIVE_CELLS]
+    chosen = tuple(cells) if cells is not None else partition.EFFECTIVE_CELLS
+    unknown = [c for c in chosen if c not in partition.EFFECTIVE_CELLS]
     if unknown or not chosen:
-        raise ValueError(f"effective_histories: unknown cell(s) {unknown}; expected some of {coverage.EFFECTIVE_CELLS}")
+        raise ValueError(
+            f"effective_histories: unknown cell(s) {unknown}; expected some of {partition.EFFECTIVE_CELLS}")
     return _labelled("effective", _effective(chosen, history if history is not None else histories()))
 
 
@@ -1149,9 +1150,10 @@ def normalize_histories(
     """Stored histories whose turns each hold a chosen ``normalize`` cell: a clean turn, one §3 defect
     alone, or two together (``normalize:orphan+missing``). ``generic_percent`` of the draws are plain
     ``histories()`` (every broken shape of the field, its own mix of defects)."""
-    chosen = tuple(cells) if cells is not None else coverage.NORMALIZE_CELLS
-    unknown = [c for c in chosen if c not in coverage.NORMALIZE_CELLS]
+    chosen = tuple(cells) if cells is not None else partition.NORMALIZE_CELLS
+    unknown = [c for c in chosen if c not in partition.NORMALIZE_CELLS]
     if unknown or not chosen:
-        raise ValueError(f"normalize_histories: unknown cell(s) {unknown}; expected some of {coverage.NORMALIZE_CELLS}")
+        raise ValueError(
+            f"normalize_histories: unknown cell(s) {unknown}; expected some of {partition.NORMALIZE_CELLS}")
     kinds = tuple(frozenset() if c == "normalize:clean" else frozenset(c.partition(":")[2].split("+")) for c in chosen)
     return _labelled("normalize", _normalize(kinds, generic_percent))

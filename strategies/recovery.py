@@ -512,7 +512,7 @@ def recovery_requests(
     steering toward "more over budget" would starve the within and little-over cases. ``shapes=False``
     leaves out the shapes of ``RECOVERY_SHAPES`` (each drawn inside its cases).
 
-    ``cells`` draws by ``ctxmodel.coverage``'s partition instead of ``cases`` and shapes: each request
+    ``cells`` draws by ``ctxmodel.partition``'s partition instead of ``cases`` and shapes: each request
     is in one of these patterns of recover cells (``recover:over-stuck/*/dense``, any value for
     ``*``), the pattern drawn first and uniformly (``ctxmodel.strategies.cells.cell_requests``).
     """

@@ -15,7 +15,7 @@ import ctxmodel.properties
 import ctxmodel.strategies
 from ctxmodel.cli import cli
 from ctxmodel.cli.gate import properties_table
-from ctxmodel.coverage import EVERY_REGIME, Plan, judged
+from ctxmodel.partition import EVERY_REGIME, Plan, judged
 from ctxmodel.properties import catalogue
 from ctxmodel.properties.registry import all_properties, get
 

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from hypothesis import Phase, find, given, settings
 from hypothesis.database import InMemoryExampleDatabase
 
-from ctxmodel import coverage
-from ctxmodel.coverage import (
+from ctxmodel import partition
+from ctxmodel.partition import (
     CELLS,
     IMPOSSIBLE,
     Coverage,
@@ -55,7 +55,7 @@ def _result(tid: str, content: Any) -> Msg:
 
 
 def _request(messages: list[Msg], allowed: int, max_tokens: int = 100, system_prompt: str = "") -> dict[str, Any]:
-    reserve = max_tokens if max_tokens > 0 else coverage.DEFAULT_RESERVE
+    reserve = max_tokens if max_tokens > 0 else partition.DEFAULT_RESERVE
     return {"messages": messages, "contextWindow": window_for(allowed, reserve), "maxTokens": max_tokens,
             "systemPrompt": system_prompt}
 
@@ -89,7 +89,7 @@ def test_recover_regimes_of_hand_written_requests() -> None:
     single = [HISTORY[0], {"role": "assistant", "content": [_use("toolu_b")]},
               {"role": "user", "content": [_result("toolu_b", "x" * 230)]}]
     assert recover_parts(_request(single, request_count(single) - 1)) == ("over-none", "plain", "string")
-    assert coverage.recover_cell(_request(single, request_count(single) + 1)) == "recover:within/plain"
+    assert partition.recover_cell(_request(single, request_count(single) + 1)) == "recover:within/plain"
 
 
 def test_visible_kinds() -> None:
@@ -97,15 +97,16 @@ def test_visible_kinds() -> None:
     summary: Msg = {"role": "user", "content": "Summary", "isSummary": True, "condenseId": "c1"}
     marker: Msg = {"role": "user", "content": "[Sliding window truncation]", "isTruncationMarker": True,
                    "truncationId": "t1"}
-    assert coverage.visible_kind([task, {"role": "assistant", "content": "hi"}]) == "plain"
-    assert coverage.visible_kind([task, summary, {"role": "assistant", "content": "hi"}]) == "condensed"
+    assert partition.visible_kind([task, {"role": "assistant", "content": "hi"}]) == "plain"
+    assert partition.visible_kind([task, summary, {"role": "assistant", "content": "hi"}]) == "condensed"
     after = {"role": "assistant", "content": "hi", "condenseParent": "c1"}
-    assert coverage.visible_kind([summary, task, after]) == "condensed"  # hidden after the last summary too
+    assert partition.visible_kind([summary, task, after]) == "condensed"  # hidden after the last summary too
     tagged: Msg = {"role": "assistant", "content": "x", "truncationParent": "t1"}
-    assert coverage.visible_kind([task, tagged, marker]) == "truncated"
-    assert coverage.visible_kind([task, {**tagged, "truncationParent": "gone"}]) == "dangling"
+    assert partition.visible_kind([task, tagged, marker]) == "truncated"
+    assert partition.visible_kind([task, {**tagged, "truncationParent": "gone"}]) == "dangling"
     legacy = {**marker, "role": "assistant"}
-    assert coverage.visible_kind([task, legacy, {"role": "user", "content": "x", "truncationParent": "t1"}]) == "legacy"
+    tagged_after = {"role": "user", "content": "x", "truncationParent": "t1"}
+    assert partition.visible_kind([task, legacy, tagged_after]) == "legacy"
 
 
 def test_degradable_kinds() -> None:
@@ -116,13 +117,13 @@ def test_degradable_kinds() -> None:
         return [{"role": "user", "content": "task"}, {"role": "assistant", "content": [_use(i) for i in ids]},
                 {"role": "user", "content": [_result(i, c) for i, c in zip(ids, contents, strict=True)]}]
 
-    assert coverage.degradable_kind(history("short")) == "none"
-    assert coverage.degradable_kind(history("x" * 200)) == "none"  # the floor itself: nothing to cut
-    assert coverage.degradable_kind(history("x" * 201)) == "string"
-    assert coverage.degradable_kind(history([image, {"type": "text", "text": PROSE[:900]}])) == "image"
-    assert coverage.degradable_kind(history(CJK[:300])) == "dense"
-    assert coverage.degradable_kind(history(CJK[:300], PROSE[:1000])) == "string"  # the largest decides
-    assert coverage.degradable_kind(history(CJK[:300], [image, {"type": "text", "text": "x" * 250}])) == "dense"
+    assert partition.degradable_kind(history("short")) == "none"
+    assert partition.degradable_kind(history("x" * 200)) == "none"  # the floor itself: nothing to cut
+    assert partition.degradable_kind(history("x" * 201)) == "string"
+    assert partition.degradable_kind(history([image, {"type": "text", "text": PROSE[:900]}])) == "image"
+    assert partition.degradable_kind(history(CJK[:300])) == "dense"
+    assert partition.degradable_kind(history(CJK[:300], PROSE[:1000])) == "string"  # the largest decides
+    assert partition.degradable_kind(history(CJK[:300], [image, {"type": "text", "text": "x" * 250}])) == "dense"
 
 
 def test_effective_cells_of_a_hand_written_history() -> None:
@@ -156,7 +157,7 @@ def test_normalize_cells_are_per_turn() -> None:
         {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
         {"role": "user", "content": [_result("toolu_zz", "x"), {"type": "text", "text": ""}]},
     ]
-    assert [sorted(k) for _, k in coverage.normalize_defects(history)] == [
+    assert [sorted(k) for _, k in partition.normalize_defects(history)] == [
         [], ["lead", "missing"], ["dup-result"], ["dup-use"], ["orphan", "other"]]
     assert normalize_cells(history) == {"normalize:clean", "normalize:lead+missing", "normalize:dup-result",
                                         "normalize:dup-use", "normalize:orphan+other"}

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxmodel import contract_data, coverage
+from ctxmodel import contract_data, partition
 from ctxmodel.codec import load
 from ctxmodel.errors import HistoryError
 from ctxmodel.properties import contract as yardstick
@@ -31,7 +31,7 @@ def json_masks(history: list[Msg]) -> dict[str, list[bool]]:
     return {
         "contract_data": contract_data.visible_mask(history),
         "yardstick": yardstick.visible_mask(history),
-        "partition": [why is None for why in coverage.hidden_reasons(history)],
+        "partition": [why is None for why in partition.hidden_reasons(history)],
         "labels": [why is None for why in label_visibility(history)],
     }
 
@@ -107,13 +107,13 @@ def user(text: str, **meta: Any) -> Msg:
 def test_an_empty_string_condense_id_is_an_id() -> None:
     history = [user("a"), user("S", isSummary=True, condenseId=""), user("b", condenseParent=""), user("c")]
     assert assert_all_agree(history) == [False, True, False, True]
-    assert coverage.hidden_reasons(history) == ["before-summary", None, "condense", None]
+    assert partition.hidden_reasons(history) == ["before-summary", None, "condense", None]
 
 
 def test_an_empty_string_truncation_id_is_an_id() -> None:
     history = [user("a", truncationParent=""), user("M", isTruncationMarker=True, truncationId=""), user("b")]
     assert assert_all_agree(history) == [False, True, True]
-    assert coverage.visible_kind(history) == "truncated"
+    assert partition.visible_kind(history) == "truncated"
 
 
 def test_null_ids_name_nothing() -> None:
@@ -123,7 +123,7 @@ def test_null_ids_name_nothing() -> None:
         user("b", condenseParent=None, truncationParent=None),
     ]
     assert assert_all_agree(history) == [True, True, True]
-    assert coverage.visible_kind(history) == "plain"
+    assert partition.visible_kind(history) == "plain"
 
 
 def test_a_summary_without_an_id_still_cuts_what_precedes_it() -> None:
@@ -182,9 +182,9 @@ def test_a_non_string_id_names_nothing_on_json(value: Any) -> None:
         load(history)
     masks = json_masks(history)
     assert set(map(tuple, masks.values())) == {(False, False, True, True)}, masks
-    assert coverage.effective_cells(history) == {"effective:condenseParent/dangling/after",
+    assert partition.effective_cells(history) == {"effective:condenseParent/dangling/after",
                                                  "effective:truncationParent/dangling/before"}
-    assert coverage.visible_kind(history) == "dangling"
+    assert partition.visible_kind(history) == "dangling"
 
 
 def test_flags_are_true_only() -> None:
@@ -235,13 +235,13 @@ def test_every_reader_holds_the_one_value() -> None:
     from ctxmodel.strategies.stored import INTERRUPTED
 
     assert allowed_tokens is yardstick.allowed_tokens is strategies_allowed is contract_data.allowed_tokens
-    assert DEFAULT_RESERVE == yardstick.DEFAULT_RESERVE == coverage.DEFAULT_RESERVE == 8192
+    assert DEFAULT_RESERVE == yardstick.DEFAULT_RESERVE == partition.DEFAULT_RESERVE == 8192
     assert FAILED_PREFIX is yardstick.FAILED_PREFIX is contract_data.FAILED_PREFIX
     assert marker_text is histories_marker is contract_data.marker_text
     assert notice_text is cells_notice is contract_data.notice_text
     assert SYNTHETIC_TEXT is INTERRUPTED is contract_data.INTERRUPTED_TEXT
     assert judge.CONVERSION_PREFIX is contract_data.CONVERSION_PREFIX
-    assert coverage.hidden_reasons is contract_data.hidden_reasons
+    assert partition.hidden_reasons is contract_data.hidden_reasons
     assert yardstick.visible_mask is contract_data.visible_mask
 
 

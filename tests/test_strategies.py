@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from ctxmodel import coverage
+from ctxmodel import partition
 from ctxmodel.codec import load
 from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
@@ -388,7 +388,7 @@ def test_half_the_degrade_only_budgets_leave_less_than_a_notice_to_degrade() -> 
     shallow = [0, 0]
 
     def each(request: dict[str, Any]) -> None:
-        got = coverage.reference_recover(request["messages"], request["contextWindow"], request["maxTokens"],
+        got = partition.reference_recover(request["messages"], request["contextWindow"], request["maxTokens"],
                                          request["systemPrompt"])
         if got.error is not None or not got.degraded:
             return
@@ -455,7 +455,7 @@ def test_a_third_of_the_stuck_budgets_are_just_out_of_the_references_reach() -> 
     near = [0, 0]
 
     def each(request: dict[str, Any]) -> None:
-        got = coverage.reference_recover(request["messages"], request["contextWindow"], request["maxTokens"],
+        got = partition.reference_recover(request["messages"], request["contextWindow"], request["maxTokens"],
                                          request["systemPrompt"])
         reached = re.search(r" leaves (\d+) tokens, over the (\d+) allowed", got.error or "")
         if reached is None:

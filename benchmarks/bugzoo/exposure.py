@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 def main(argv: list[str] | None = None) -> int:
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
-    from ctxmodel import coverage, gate
+    from ctxmodel import gate, partition
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import get
     from ctxmodel.targets import open_target
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=300, help="inputs drawn")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cells", action="store_true",
-                        help="also count the input-partition cells of the exposing inputs (ctxmodel.coverage)")
+                        help="also count the input-partition cells of the exposing inputs (ctxmodel.partition)")
     args = parser.parse_args(argv)
     spec = args.variant if ":" in args.variant else f"python:benchmarks.bugzoo.{args.variant}"
     prop = get(args.property)
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         hit = any(f.severity == "fail" for f in verdict.findings)
         exposed += hit
         if hit and args.cells:
-            cells.update(coverage.cells_of(prop.op, dict(params)))
+            cells.update(partition.cells_of(prop.op, dict(params)))
 
     probe()
     share = exposed / max(drawn, 1)

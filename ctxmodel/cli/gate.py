@@ -126,10 +126,10 @@ def check(
 
     from ctxmodel import baseline as base
     from ctxmodel import engine, gate, report
-    from ctxmodel.coverage import Coverage, excluded_by
     from ctxmodel.engine import RunConfig
     from ctxmodel.events import Callback, ExampleDrawn, PropertyFinished
     from ctxmodel.fixtures import examples_by_property
+    from ctxmodel.partition import Coverage, excluded_by
     from ctxmodel.policies import resolve
     from ctxmodel.properties.registry import select
     from ctxmodel.targets.spec import open_target, parse_spec
