@@ -159,10 +159,9 @@ def timed_phases(phases: Phases) -> Iterator[None]:
 
 
 def bench_suite(max_examples: int) -> None:
-    from ctxmodel.properties.registry import all_properties
-
     from ctxmodel import engine
     from ctxmodel.profiles import get_profile
+    from ctxmodel.properties.registry import all_properties
     from ctxmodel.targets import open_target
 
     target = open_target("reference")

@@ -42,7 +42,7 @@ from ctxmodel.hypothesis_hooks import (
 from ctxmodel.policies import resolve as resolve_policies
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
-from ctxmodel.properties.judge import Malformed
+from ctxmodel.properties.json_reading import Malformed
 from ctxmodel.properties.probe import TargetProbe
 from ctxmodel.strategies.labels import steering
 from ctxmodel.strategies.stored import within
@@ -336,6 +336,9 @@ class RunOptions:
     #: ``time.monotonic()`` after which the property stops between two test calls (the run's
     #: deadline), shrinking included; what it found by then is written and the outcome says it was cut.
     stop_at: float | None = None
+    #: Given the kinds met so far, whether the search has found all it looks for (a witness test
+    #: asking for one kind); by default a property searches its whole example budget.
+    enough: Callable[[frozenset[str]], bool] | None = None
 
 
 class Cut(KeyboardInterrupt):
@@ -427,13 +430,18 @@ def run_property(
         test = example(params)(test)
     chosen = profile.hypothesis_settings(max_examples=max_examples, database=database)
     test = chosen(test)
+    wanted = options.enough
+
+    def enough() -> bool:
+        return wanted is not None and wanted(frozenset(state.first_seen))
+
     set_database_key(body, f"ctxmodel:{target.description.name}:{prop.id}")
     set_seed(test, property_seed(seed, prop.id))
 
     error: BaseException | None = None
     try:
         with with_reporter(lambda _: None), without_local_constants(), steering(Phase.target in profile.phases), \
-                search_on_after_a_failure(chosen.max_examples), warnings.catch_warnings():
+                search_on_after_a_failure(chosen.max_examples, enough), warnings.catch_warnings():
             # Hypothesis warns when its printout of a failing example's arguments grows past its
             # limit (a 1 MB count input). The gate never prints that repr: it renders the fixture.
             warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)

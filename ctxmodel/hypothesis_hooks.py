@@ -10,7 +10,7 @@ replayable from its seed alone, which Hypothesis's mining of literals from loade
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["generating", "search_on_after_a_failure", "set_database_key", "set_seed", "without_local_constants"]
@@ -66,9 +66,10 @@ def without_local_constants() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def search_on_after_a_failure(calls: int) -> Iterator[None]:
+def search_on_after_a_failure(calls: int, enough: Callable[[], bool] = lambda: False) -> Iterator[None]:
     """Keep generating after the first failure until ``calls`` test calls are made (the property's
-    example budget), not only Hypothesis's own few.
+    example budget), not only Hypothesis's own few, or until ``enough()`` says what was found is all
+    the caller looks for.
 
     Hypothesis stops looking once it has a bug and either ten more calls went by fruitless or ten
     seconds passed, then shrinks what it has. That is right for a unit test and wrong for a gate:
@@ -92,6 +93,8 @@ def search_on_after_a_failure(calls: int) -> Iterator[None]:
 
     def should_generate_more(self: Any) -> bool:
         _RUNNER[:] = [self]
+        if self.interesting_test_cases and enough():
+            return False
         if original(self):
             return True
         if not self.interesting_test_cases:

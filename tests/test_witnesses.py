@@ -34,11 +34,17 @@ PROFILE = Profile("witness", max_examples=200, deterministic=True, use_database=
                   phases=(Phase.explicit, Phase.generate))
 
 
-def _outcome(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None = None) -> Outcome:
+def _outcome(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None = None,
+             code: str | None = None) -> Outcome:
+    """The property's run on the target; with ``code``, the search ends once a kind of that code is met."""
     policies = resolve(target.description.policies)
+
+    def enough(keys: frozenset[str]) -> bool:
+        return code is not None and any(key == code or key.endswith(f"/{code}") for key in keys)
+
     return run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
                         profile=PROFILE, fixtures_dir=tmp_path, max_examples=max_examples,
-                        options=RunOptions(trim=False))
+                        options=RunOptions(trim=False, enough=enough))
 
 
 @pytest.mark.parametrize(("prop_id", "witness"), WITNESSES, ids=[_witness_id(*w) for w in WITNESSES])
@@ -46,7 +52,7 @@ def test_witness_is_caught_by_its_property(prop_id: str, witness: Witness, tmp_p
     # A warning never stops the run, so a warning witness gets fewer examples.
     target = open_target(witness.target)
     try:
-        outcome = _outcome(target, prop_id, tmp_path, None if witness.severity == "fail" else 40)
+        outcome = _outcome(target, prop_id, tmp_path, None if witness.severity == "fail" else 40, witness.code)
     finally:
         target.close()
     if witness.severity == "fail":
