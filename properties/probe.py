@@ -16,9 +16,9 @@ from typing import Any
 import attrs
 
 from ctxmodel import codec
-from ctxmodel.properties import contract
+from ctxmodel.properties import yardsticks
 from ctxmodel.properties.catalogue import Exchange
-from ctxmodel.properties.judge import first_difference, messages_of
+from ctxmodel.properties.json_reading import first_difference, messages_of
 from ctxmodel.targets.base import Target, TargetFailure
 from ctxmodel.tokens.counter import Counter
 
@@ -82,7 +82,7 @@ class TargetProbe:
     def effective(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if self.has("effective"):
             return messages_of(self.call("effective", {"messages": messages}), "effective")
-        visible: list[dict[str, Any]] = codec.copy_json(contract.effective(messages))
+        visible: list[dict[str, Any]] = codec.copy_json(yardsticks.effective(messages))
         return visible
 
     def request(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -119,7 +119,7 @@ class TargetProbe:
     def total_tokens(self, messages: list[dict[str, Any]], system_prompt: str = "") -> int:
         """What the harness always sends as ``recover``'s ``totalTokens`` (contract §4): its count
         less the last visible message's, the figure the agents' Task hands ``manageContext``."""
-        visible = contract.effective(messages)
+        visible = yardsticks.effective(messages)
         last = self.count(visible[-1:]) if visible else 0
         return self.count(visible, system_prompt) - last
 

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
-from ctxmodel.properties.judge import short
+from ctxmodel.properties.json_reading import short
 
 #: One million characters: the size at which the WASM tiktoken of the field crashes (contract §5).
 PATHOLOGICAL_SIZE = 1_000_000

@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
-from ctxmodel.properties.contract import visible_mask
-from ctxmodel.properties.judge import btype, canon, content_blocks, messages_of, short
+from ctxmodel.properties.json_reading import btype, canon, content_blocks, messages_of, short
+from ctxmodel.properties.yardsticks import visible_mask
 
 Msg = dict[str, Any]
 

@@ -6,8 +6,8 @@ exists to repair them. Rule 8 says other defects pass through, so nothing here a
 target to repair anything but pairing, and nothing here asks for the reference's own choices (which
 duplicate is kept, result order unless declared, the synthetic text, the ``Tool result:``
 serialization of list content, whether an emptied message is removed or kept holding synthetic
-results). Each property judges one rule; ``ctxmodel.properties.judge`` computes what the rule requires from
-the input alone.
+results). Each property judges one rule; ``ctxmodel.properties.json_reading`` computes what the
+rule requires from the input alone.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from typing import Any
 from hypothesis.strategies import SearchStrategy
 
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
-from ctxmodel.properties.contract import effective, visible_mask
-from ctxmodel.properties.judge import (
+from ctxmodel.properties.json_reading import (
     NormalizePlan,
     align,
     assistant_index,
@@ -39,6 +38,7 @@ from ctxmodel.properties.judge import (
     synthetic_marked,
     use_ids,
 )
+from ctxmodel.properties.yardsticks import effective, visible_mask
 from ctxmodel.tokens.jsjson import js_string
 
 Msg = dict[str, Any]

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, check, declared_ops
-from ctxmodel.properties.judge import first_difference
+from ctxmodel.properties.json_reading import first_difference
 from ctxmodel.targets.base import OPS
 
 #: Keys whose fresh values are created ids, not state.

@@ -28,8 +28,7 @@ from ctxmodel.properties.catalogue import (
     plan_params,
     registered,
 )
-from ctxmodel.properties.contract import FAILED_PREFIX, allowed_tokens, visible_mask
-from ctxmodel.properties.judge import (
+from ctxmodel.properties.json_reading import (
     Malformed,
     btype,
     canon,
@@ -39,6 +38,7 @@ from ctxmodel.properties.judge import (
     short,
     use_ids,
 )
+from ctxmodel.properties.yardsticks import FAILED_PREFIX, allowed_tokens, visible_mask
 
 Msg = dict[str, Any]
 _INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
@@ -294,7 +294,7 @@ def within_budget(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if got.error is not None:
         yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover failed: {got.error}", expected)
     elif canon(got.messages) != canon(got.history):  # numbers by value (contract §1)
-        from ctxmodel.properties.judge import first_difference
+        from ctxmodel.properties.json_reading import first_difference
 
         where = first_difference(got.history, got.messages, "messages")
         yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover changed {where}", expected)
@@ -655,7 +655,7 @@ def fits_or_converges(probe: Probe, ex: Exchange) -> Iterator[Finding]:
 def error_leaves_input(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
     if got.error is not None and canon(got.messages) != canon(got.history):
-        from ctxmodel.properties.judge import first_difference
+        from ctxmodel.properties.json_reading import first_difference
 
         where = first_difference(got.history, got.messages, "messages")
         yield Finding.fail(

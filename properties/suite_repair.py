@@ -16,8 +16,8 @@ from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
 from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, Witness, check, declare_op
-from ctxmodel.properties.contract import effective, visible_mask
-from ctxmodel.properties.judge import canon, first_difference, messages_of, plan_normalize, result_payload, short
+from ctxmodel.properties.json_reading import canon, first_difference, messages_of, plan_normalize, result_payload, short
+from ctxmodel.properties.yardsticks import effective, visible_mask
 
 Msg = dict[str, Any]
 

@@ -16,7 +16,7 @@ from hypothesis.strategies import SearchStrategy
 
 from ctxmodel import codec
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
-from ctxmodel.properties.judge import messages_of
+from ctxmodel.properties.json_reading import messages_of
 
 
 def _well_formed(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:

@@ -6,7 +6,7 @@ here. The budget formula, the controlled-error prefix and the visibility predica
 contract's data (``ctxmodel.contract_data``): the reference shares the formula and the prefix (the
 tests pin their values by hand), but not the predicate (``ctxmodel.visibility`` keeps its own on the
 model, and a test holds the two to agree). The pairing violations are counted by the judges' own
-reading (``judge``), keyed by the contract's violation names. The one
+reading (``json_reading``), keyed by the contract's violation names. The one
 property that asks the reference by design (``recover.gives-up-where-possible``) says so where it
 does.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 from ctxmodel.contract_data import DEFAULT_RESERVE, FAILED_PREFIX, allowed_tokens, visible_mask
 from ctxmodel.json_types import JsonMessageView
-from ctxmodel.properties.judge import pairing_violations
+from ctxmodel.properties.json_reading import pairing_violations
 
 __all__ = [
     "DEFAULT_RESERVE",

@@ -189,7 +189,7 @@ def test_the_pytest_plugin_never_imports_the_cli() -> None:
 
 
 def test_no_judge_decides_with_the_reference() -> None:
-    """Properties decide with ``ctxmodel.properties.contract``, never with the reference's
+    """Properties decide with ``ctxmodel.properties.yardsticks``, never with the reference's
     visibility, normalize or recover; the one exception asks the reference by design."""
     graph = _graph()
     reference = {"ctxmodel.visibility", "ctxmodel.normalize", "ctxmodel.recover"}

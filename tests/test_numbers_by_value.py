@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxmodel.properties.judge import canon
+from ctxmodel.properties.json_reading import canon
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAIN = "exec:node tests/targets/node_plain_json.js"

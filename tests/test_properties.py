@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ctxmodel.properties.judge import pairing_violations, plan_normalize, result_payload, synthetic_marked
+from ctxmodel.properties.json_reading import pairing_violations, plan_normalize, result_payload, synthetic_marked
 from ctxmodel.properties.probe import TargetProbe
 from ctxmodel.properties.registry import all_properties
 from ctxmodel.properties.suite_purity import without_fresh_values
@@ -141,7 +141,7 @@ def test_the_visibility_judge_agrees_with_the_reference_but_does_not_call_it() -
     from hypothesis import given
 
     from ctxmodel import codec
-    from ctxmodel.properties.contract import visible_mask as contract_visible
+    from ctxmodel.properties.yardsticks import visible_mask as contract_visible
     from ctxmodel.strategies import histories
     from ctxmodel.visibility import visible_mask
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from ctxmodel import contract_data, partition
 from ctxmodel.codec import load
 from ctxmodel.errors import HistoryError
-from ctxmodel.properties import contract as yardstick
+from ctxmodel.properties import yardsticks as yardstick
 from ctxmodel.strategies import effective_histories, histories, realistic_histories
 from ctxmodel.strategies.labels import visibility as label_visibility
 from ctxmodel.visibility import visible_mask as reference_mask
@@ -227,7 +227,7 @@ def test_the_fixed_texts() -> None:
 def test_every_reader_holds_the_one_value() -> None:
     """The names kept for their callers are the shared objects, not copies that could drift."""
     from ctxmodel.normalize import SYNTHETIC_TEXT
-    from ctxmodel.properties import judge
+    from ctxmodel.properties import json_reading
     from ctxmodel.recover import DEFAULT_RESERVE, FAILED_PREFIX, allowed_tokens, marker_text, notice_text
     from ctxmodel.strategies.cells import notice_text as cells_notice
     from ctxmodel.strategies.histories import marker_text as histories_marker
@@ -240,7 +240,7 @@ def test_every_reader_holds_the_one_value() -> None:
     assert marker_text is histories_marker is contract_data.marker_text
     assert notice_text is cells_notice is contract_data.notice_text
     assert SYNTHETIC_TEXT is INTERRUPTED is contract_data.INTERRUPTED_TEXT
-    assert judge.CONVERSION_PREFIX is contract_data.CONVERSION_PREFIX
+    assert json_reading.CONVERSION_PREFIX is contract_data.CONVERSION_PREFIX
     assert partition.hidden_reasons is contract_data.hidden_reasons
     assert yardstick.visible_mask is contract_data.visible_mask
 

@@ -284,7 +284,7 @@ def _raised_kind(prop: Any, exc: Exception) -> str | None:
     Hypothesis's own, which it lets through)."""
     from hypothesis.errors import HypothesisException
 
-    from ctxmodel.properties.judge import Malformed
+    from ctxmodel.properties.json_reading import Malformed
     from ctxmodel.targets.base import TargetFailure
 
     if isinstance(exc, HypothesisException):

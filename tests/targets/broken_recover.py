@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ctxmodel.properties.judge import content_blocks, use_ids
+from ctxmodel.properties.json_reading import content_blocks, use_ids
 from ctxmodel.targets import reference as ref
 from tests.targets.variant_reference import Params, Reference, allowed, failed, recount, visible
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ctxmodel.properties.judge import use_ids
+from ctxmodel.properties.json_reading import use_ids
 from tests.targets.variant_reference import Params, Reference
 
 Msg = dict[str, Any]
