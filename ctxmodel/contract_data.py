@@ -21,13 +21,18 @@ __all__ = [
     "CONVERSION_PREFIX",
     "DEFAULT_RESERVE",
     "DUPLICATE_RESULT",
+    "EMPTY_MESSAGES_TEXT",
     "FAILED_PREFIX",
     "FLOOR_CHARS",
     "INTERRUPTED_TEXT",
+    "INVALID_JSON_PREFIX",
+    "LONE_HIGH_TEXT",
+    "LONE_LOW_TEXT",
     "MISSING_RESULT",
     "SERVER_PENDING",
     "TRUNCATED",
     "UNEXPECTED_RESULT",
+    "UNPAIRED_HIGH_TEXT",
     "allowed_tokens",
     "distinct_tool_use_ids",
     "existing_parents",
@@ -91,6 +96,19 @@ CONVERSION_PREFIX = "Tool result:"
 INTERRUPTED_TEXT = "Tool execution was interrupted before completion."
 #: A degraded tool-result text keeps at least this many characters (contract §4 reference choice).
 FLOOR_CHARS = 200
+
+# -- the wire (domain §5.1 empty request, §5.6 lone surrogates): the API's own texts ----------------
+
+#: A request with no message.
+EMPTY_MESSAGES_TEXT = "messages: at least one message is required"
+#: Every body the API cannot parse is answered with this, then the parser's reason and place.
+INVALID_JSON_PREFIX = "The request body is not valid JSON: "
+#: A high surrogate escape not followed by a ``\u`` escape.
+LONE_HIGH_TEXT = "no low surrogate in string"
+#: A high surrogate escape followed by a ``\u`` escape that is not a low surrogate.
+UNPAIRED_HIGH_TEXT = "invalid low surrogate in string"
+#: A low surrogate escape with no high one before it.
+LONE_LOW_TEXT = "invalid high surrogate in string"
 
 
 def marker_text(hidden: int) -> str:

@@ -17,7 +17,9 @@ Decisions where the domain facts disagree or are silent (each documented in ``RU
 * A last assistant message with ``tool_use`` and no results is accepted: its results are pending
   (the ``trailing=leave`` policy, contract §3), and the API's missing-result check names "the next
   message", which does not exist.
-* An empty request is accepted: there is no structure to reject, and ``normalize([]) == []``.
+* An empty request is rejected, with the API's text (domain §5.1): a request needs at least one
+  message, and a recovery, trimmer or repair that cuts everything must say so rather than send
+  nothing. ``normalize([]) == []`` still holds: the empty request is the caller's.
 * Same-role neighbours are accepted: the current API combines them (domain §5.2), and the contract
   neither merges nor requires alternation (domain §8 question 9).
 
@@ -29,6 +31,14 @@ the system prompt and tools only add to it). Image sizes are read from the image
 JPEG, GIF, WebP); an image whose header cannot be read is not judged on its dimensions. A
 ``reasoning`` block (an agent's internal block, domain §1.2) is reported when thinking is off: it
 is not part of the Anthropic format, and agents strip it before sending unless thinking is on.
+
+The wire (domain §5.6): the API parses the body as strict JSON, so a string anywhere in the request
+(text, tool input, tool result, ids, unknown keys, keys themselves) holding half of a UTF-16
+surrogate pair is a 400 before any rule above is read. Each one is reported with the API's text,
+the JSON path of the string, its UTF-16 offset in that string (what JavaScript's ``slice`` counts)
+and the line, column and char the API would name, counted in the body ``json.dumps({"messages":
+[...]})`` (Python's defaults: ASCII only, ``", "`` and ``": "``), which is what the oracle can know
+of the body a client builds (``lone_surrogates``).
 """
 
 from __future__ import annotations
@@ -43,6 +53,13 @@ from types import MappingProxyType
 
 import attrs
 
+from ctxmodel.contract_data import (
+    EMPTY_MESSAGES_TEXT,
+    INVALID_JSON_PREFIX,
+    LONE_HIGH_TEXT,
+    LONE_LOW_TEXT,
+    UNPAIRED_HIGH_TEXT,
+)
 from ctxmodel.model import Block, Image, Message, Opaque, RedactedThinking, Text, Thinking, ToolResult, ToolUse
 
 __all__ = [
@@ -53,11 +70,14 @@ __all__ = [
     "MAX_IMAGES",
     "REQUEST_MAX_BYTES",
     "RULES",
+    "LoneSurrogate",
     "Rule",
     "Violation",
     "image_size",
     "images",
+    "lone_surrogates",
     "request_bytes",
+    "surrogate_violation",
     "validate",
 ]
 
@@ -167,6 +187,11 @@ RULES: Mapping[str, Rule] = MappingProxyType(
             "at most 100 images per request (200k-context models; 600 for others)", "domain §5.2 Images"
         ),
         "request-too-large": Rule("a request is at most 32 MB", "domain §5.2 Images (32 MB per request)"),
+        "empty-messages": Rule("a request has at least one message", "domain §5.1 empty request"),
+        "lone-surrogate": Rule(
+            "no string of the request holds half of a UTF-16 surrogate pair (the body must be valid JSON)",
+            "domain §5.6 lone surrogates",
+        ),
     }
 )
 
@@ -649,6 +674,132 @@ def _size_limits(history: Sequence[Message], out: list[Violation]) -> None:
         )
 
 
+# ----------------------------------------------------------------------------------------------
+# The wire (domain §5.6): strings the API's JSON parser rejects
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@attrs.frozen
+class LoneSurrogate:
+    """Half of a UTF-16 surrogate pair in one string of a request body.
+
+    ``path``: the string's JSON path (``messages.0.content.1.text``; for an object key, the key's
+    path, ``key`` set). ``index``: its place in the Python string; ``unit``: the same place in UTF-16
+    code units (what JavaScript's ``slice`` counts). ``char``: its place in the body as the API counts
+    it (code points from the body's start to the escape's backslash). ``reason``: the parser's text.
+    """
+
+    path: str
+    index: int
+    unit: int
+    char: int
+    reason: str
+    key: bool = False
+
+    def api_text(self) -> str:
+        return f"{INVALID_JSON_PREFIX}{self.reason}: line 1 column {self.char + 1} (char {self.char})"
+
+
+def _shown_key(key: str) -> str:
+    """A key as a path component: surrogates written as escapes, so a path is always printable."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", key)
+
+
+def _halves(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(index, UTF-16 offset, reason)`` of every lone surrogate of ``text``, read as UTF-16.
+
+    A high surrogate followed by a low one is a pair on the wire even when Python holds them as two
+    code points (``json.dumps`` writes two escapes the API joins), so only the unpaired ones count.
+    """
+    astral = 0
+    i, n = 0, len(text)
+    while i < n:
+        found = _SURROGATE.search(text, i)
+        if found is None:
+            return
+        j = found.start()
+        astral += sum(1 for c in text[i:j] if ord(c) > 0xFFFF)
+        code = ord(text[j])
+        if code <= 0xDBFF:
+            nxt = text[j + 1] if j + 1 < n else None
+            if nxt is not None and 0xDC00 <= ord(nxt) <= 0xDFFF:
+                i = j + 2
+                continue
+            # json.dumps writes the next character as a \u escape (non-ASCII, a control) or not.
+            escaped = nxt is not None and json.dumps(nxt)[1:3] == "\\u"
+            yield j, j + astral, UNPAIRED_HIGH_TEXT if escaped else LONE_HIGH_TEXT
+        else:
+            yield j, j + astral, LONE_LOW_TEXT
+        i = j + 1
+
+
+def _has_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
+def _scan(value: object, path: str, pos: int, out: list[LoneSurrogate], key: bool = False) -> int:
+    """Walk ``value`` as ``json.dumps`` writes it (its defaults) from body offset ``pos``; returns
+    the offset after it."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is not None:
+            for index, unit, reason in _halves(value):
+                char = pos + len(json.dumps(value[:index])) - 1
+                out.append(LoneSurrogate(path, index, unit, char, reason, key))
+        return pos + len(json.dumps(value))
+    if isinstance(value, dict):
+        pos += 1
+        for n, (k, v) in enumerate(value.items()):
+            if n:
+                pos += 2
+            inner = f"{path}.{_shown_key(str(k))}" if path else _shown_key(str(k))
+            pos = _scan(str(k), inner, pos, out, key=True) + 2
+            pos = _scan(v, inner, pos, out)
+        return pos + 1
+    if isinstance(value, list):
+        pos += 1
+        for n, item in enumerate(value):
+            if n:
+                pos += 2
+            pos = _scan(item, f"{path}.{n}", pos, out)
+        return pos + 1
+    return pos + len(json.dumps(value))
+
+
+def lone_surrogates(body: Mapping[str, object]) -> list[LoneSurrogate]:
+    """Every lone surrogate of a request body (a JSON object: ``{"messages": [...]}``, ``system``,
+    anything else), in body order, each placed as the API would place it (domain §5.6)."""
+    if not _has_surrogate(body):
+        return []
+    out: list[LoneSurrogate] = []
+    _scan(dict(body), "", 0, out)
+    return out
+
+
+def surrogate_violation(found: LoneSurrogate) -> Violation:
+    """The violation a lone surrogate is: the API's text, then the string and the place in it."""
+    half = "a key" if found.key else "this string"
+    return Violation(
+        "lone-surrogate",
+        found.path,
+        f"{found.api_text()} (at {found.path}, UTF-16 offset {found.unit} of {half}: half of a surrogate pair, "
+        "as a cut by UTF-16 code units leaves it)",
+    )
+
+
+def _wire(history: Sequence[Message], out: list[Violation]) -> None:
+    from ctxmodel.codec import dump_message
+
+    dumped = [dump_message(m, copy=False) for m in history]
+    out.extend(surrogate_violation(found) for found in lone_surrogates({"messages": dumped}))
+
+
 def validate(history: Sequence[Message], *, thinking: bool | None = None) -> list[Violation]:
     """Every structural acceptance rule the request breaks, in path order (contract §6).
 
@@ -657,7 +808,7 @@ def validate(history: Sequence[Message], *, thinking: bool | None = None) -> lis
     """
     out: list[Violation] = []
     if not history:
-        return out
+        return [Violation("empty-messages", "messages", EMPTY_MESSAGES_TEXT)]
     if history[0].role != "user":
         out.append(
             Violation("first-message-not-user", "messages.0", 'messages: first message must use the "user" role')
@@ -675,5 +826,6 @@ def validate(history: Sequence[Message], *, thinking: bool | None = None) -> lis
     _thinking_rules(history, enabled, out)
     _content_limits(history, enabled, out)
     _size_limits(history, out)
+    _wire(history, out)
     out.sort(key=_sort_key)
     return out

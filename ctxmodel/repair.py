@@ -32,6 +32,11 @@ again. ``repair`` keeps what the agent needs to keep and changes only what the A
 * The API's size limits (domain §5.2): an image over 5 MB of base64 or 8000 px, the oldest images
   beyond 100, the largest over 2000 px while a request has more than 20, and then the largest
   images while the request is over 32 MB, are each replaced by a text saying what was there.
+* Half of a surrogate pair (domain §5.6) that a cut by UTF-16 code units left at the end of a text
+  (or right before the reference's truncation notice), or at its start, is dropped: the rest of
+  the pair is gone, and nothing else can stand for it. A lone surrogate anywhere else (inside a
+  text, a tool input, an id, an unknown key) cannot be repaired without knowing what it was and is
+  left, and reported unresolved; so is an empty request (repair cannot invent a message).
 * Messages the repair creates carry ``role``, ``content`` and, when the message before has one, a
   ``ts`` one above it (Zoo merges saves by ``ts``, domain §1.3).
 
@@ -728,7 +733,44 @@ def _size_limits(work: _Work, oversized: bool) -> None:
         work.replace(at.entry, message.with_content(tuple(blocks)))
 
 
+#: A lone high surrogate a cut left: at the end, or right before the truncation notice.
+_CUT_HIGH = re.compile("[\ud800-\udbff](?![\udc00-\udfff])(?=$|\n\\[Tool result truncated: )")
+#: A lone low surrogate a cut left: at the start.
+_CUT_LOW = re.compile("^[\udc00-\udfff]")
+
+
+def _uncut(text: str) -> str:
+    return _CUT_LOW.sub("", _CUT_HIGH.sub("", text))
+
+
+def _uncut_blocks(blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Text):
+            block = attrs.evolve(block, text=_uncut(block.text))
+        elif isinstance(block, ToolResult) and block.content is not None:
+            inner = _uncut(block.content) if isinstance(block.content, str) else _uncut_blocks(block.content)
+            block = attrs.evolve(block, content=inner)
+        out.append(block)
+    return tuple(out)
+
+
+def _cut_halves(work: _Work, found: Sequence[Violation]) -> None:
+    """Drop the half of a surrogate pair a cut left in a text (module docstring); only when the
+    oracle found one, so that a clean history costs nothing."""
+    if not any(v.rule == "lone-surrogate" for v in found):
+        return
+    for k in work.visible():
+        message = work.entries[k].message
+        content = message.content
+        fixed = _uncut(content) if isinstance(content, str) else _uncut_blocks(content)
+        if fixed != content:
+            work.note(k, "lone-surrogate", "half of a surrogate pair left by a cut dropped")
+            work.replace(k, message.with_content(fixed))
+
+
 def _round(work: _Work, thinking: bool | None, found: Sequence[Violation]) -> None:
+    _cut_halves(work, found)
     _misplaced_blocks(work)
     _orphan_server_results(work)
     _duplicate_uses(work)

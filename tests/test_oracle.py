@@ -53,8 +53,8 @@ def test_a_clean_parallel_tool_turn_passes() -> None:
     )
 
 
-def test_empty_request_and_pending_final_tool_use_pass() -> None:
-    assert validate(()) == []
+def test_an_empty_request_is_rejected_and_a_pending_final_tool_use_passes() -> None:
+    assert validate(()) == [Violation("empty-messages", "messages", "messages: at least one message is required")]
     assert check(user(text("go")), assistant(use("toolu_a"))) == []
 
 

@@ -60,6 +60,26 @@ def _request(history: History, raw: bool) -> tuple[History, list[int]]:
     return tuple(history[i] for i in positions), positions
 
 
+def _body_violations(document: Document, judged: History) -> list[Violation]:
+    """Lone surrogates (domain §5.6) in the other fields of a request body file (``system``,
+    ``tools``...): sent with the messages, they break the same body. Placed in the body as the file
+    has it, its messages replaced by those judged."""
+    if document.kind != "request" or document.where != ("messages",) or document.text is None:
+        return []
+    from ctxmodel.codec import dump_message
+    from ctxmodel.oracle import lone_surrogates, surrogate_violation
+
+    try:
+        body = json.loads(document.text.decode("utf-8", "surrogatepass"))
+    except ValueError:
+        return []
+    if not isinstance(body, dict):
+        return []
+    body["messages"] = [dump_message(m, copy=False) for m in judged]
+    return [surrogate_violation(found) for found in lone_surrogates(body)
+            if found.path != "messages" and not found.path.startswith("messages.")]
+
+
 def _stored_path(path: str, positions: Sequence[int]) -> str:
     """``messages.K...`` of the request as the same place in the stored file."""
     parts = path.split(".")
@@ -135,13 +155,13 @@ def validate_command(
     stored file. --format json prints the same as one JSON object. An OpenAI Chat Completions file
     is judged by OpenAI's rules (detected; --dialect to force), its messages as the request.
     """
-    document = _open(file, dialect=dialect)
+    document = _open(file, keep=True, dialect=dialect)  # a request body's other fields are judged too
     if document.dialect != "anthropic":
         _validate_native(file, document, thinking, show, fmt, limit)
         return
     history = document.history
     judged, positions = _request(history, raw)
-    violations = validate(judged, thinking=thinking)
+    violations = _body_violations(document, judged) + validate(judged, thinking=thinking)
     scope = _scope(file, history, judged, raw, document)
     if limit is None:
         limit = 0 if fmt == "json" else DEFAULT_MAX
@@ -418,7 +438,7 @@ def _repair_outcome(
         click.echo(_one_line(line), err=True)
     summary = f"{name}: {before} stored messages -> {after} ({_read_as(document)}); "
     if not report.changed:
-        summary += "nothing to repair: the request already passes"
+        summary += "nothing it can repair" if report.unresolved else "nothing to repair: the request already passes"
     else:
         noun = "change" if len(report.changes) == 1 else "changes"
         summary += f"{len(report.changes)} {noun}"
@@ -442,6 +462,11 @@ def _repair_outcome(
         for v in report.unresolved:
             text = v.message if v.message.startswith(v.path) else f"{v.path}: {v.message}"
             click.echo(_one_line(f"still rejected: {text}  [{v.rule}]"), err=True)
+        if any(v.rule == "lone-surrogate" for v in report.unresolved):
+            click.echo("(repair cannot invent text: a lone surrogate inside a string is half of a character whose "
+                       "other half is gone; fix that string where the agent wrote it)", err=True)
+        if any(v.rule == "empty-messages" for v in report.unresolved):
+            click.echo("(repair cannot invent a message: the request has none to send)", err=True)
         if any(v.rule == "request-too-large" for v in report.unresolved):
             click.echo("(a request that big is over any context window: `ctxmodel recover FILE --context-window N` "
                        "hides and cuts what the agent would)", err=True)
