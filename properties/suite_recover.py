@@ -198,7 +198,7 @@ def _prop(
     (``ctxmodel.partition.REGIMES``) crossed with what the clause reads there (what is visible, what can
     be degraded), at most eleven patterns drawn uniformly, so that a 60-example ci run meets each (a
     pattern drawn one time in eleven misses it 0.5% of the time; the strategies make every example a
-    fresh draw, ``ctxmodel.strategies.cells.GUARD``)."""
+    fresh draw, ``ctxmodel.strategies.cells.fresh.GUARD``)."""
     return check(
         pid, op="recover", clause=clause, summary=summary, policies=policies, warning=warning, plan=plan,
         witnesses=witnesses,
