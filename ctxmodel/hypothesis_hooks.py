@@ -1,10 +1,12 @@
 """Every private Hypothesis hook ctxmodel relies on, in one place (``tests/test_hypothesis_hooks.py``
 fails when a Hypothesis release renames one).
 
-They exist for three needs the public API does not meet: a test function built at run time needs its
-own database key (the body's source is shared by every property and target), its own seed without
+They exist for needs the public API does not meet: a test function built at run time needs its own
+database key (the body's source is shared by every property and target), its own seed without
 ``hypothesis.seed()`` switching the database off (it sets ``database=None``), and a run must be
-replayable from its seed alone, which Hypothesis's mining of literals from loaded modules breaks.
+replayable from its seed alone, which Hypothesis's mining of literals from loaded modules breaks; a
+strategy needs a flag that lives exactly one test case, and a campaign the events of the example
+running now.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["generating", "search_on_after_a_failure", "set_database_key", "set_seed", "without_local_constants"]
+__all__ = [
+    "example_events",
+    "first_ask_in_test_case",
+    "generating",
+    "search_on_after_a_failure",
+    "set_database_key",
+    "set_seed",
+    "without_local_constants",
+]
 
 #: The runner ``search_on_after_a_failure`` last saw, for ``generating``.
 _RUNNER: list[Any] = []
@@ -23,6 +33,45 @@ def generating() -> bool:
     """Whether the test call now running is a generated example, not a shrink step: after the first
     failure a search that goes on generating would otherwise count its new examples as shrinks."""
     return bool(_RUNNER) and getattr(_RUNNER[0], "_current_phase", "") == "generate"
+
+
+def first_ask_in_test_case(name: str) -> bool:
+    """True the first time ``name`` is asked in the running test case; False after that, and outside
+    a test case.
+
+    The cell strategies refuse one draw per test case (``ctxmodel.strategies.cells.fresh``), so that
+    Hypothesis records a discard and its mutator skips replaying the example. That needs a flag that
+    lives exactly as long as one test case, which the public API does not offer; it rides on the
+    test case's build context as an attribute of its own.
+    """
+    from hypothesis.control import current_build_context
+    from hypothesis.errors import InvalidArgument
+
+    try:
+        context: Any = current_build_context()
+    except InvalidArgument:
+        return False
+    flag = f"_ctxmodel_{name}"
+    if getattr(context, flag, False):
+        return False
+    setattr(context, flag, True)
+    return True
+
+
+def example_events() -> set[str]:
+    """The ``event()`` labels of the example running now, as ``NAME`` or ``NAME: VALUE``.
+
+    Hypothesis reports events only in the statistics at the end of a run; a campaign counting them
+    per slice as they happen reads them where ``event()`` writes them, the build context's data. No
+    running example, or a Hypothesis that moved the attribute, reads as no events rather than a crash.
+    """
+    from hypothesis.control import current_build_context
+
+    try:
+        events = current_build_context().data.events
+    except Exception:
+        return set()
+    return {k if v in ("", None) else f"{k}: {v}" for k, v in dict(events).items()}
 
 
 def set_database_key(test: Any, key: str) -> None:

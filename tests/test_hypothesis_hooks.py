@@ -3,7 +3,7 @@ release that renames one fails here, not silently in a run that stops searching 
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import control, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import engine as conjecture
 from hypothesis.internal.conjecture import providers
@@ -17,6 +17,24 @@ def test_the_private_names_exist() -> None:
     assert callable(runner._ConjectureRunner__tree_is_exhausted)  # type: ignore[attr-defined]
     assert isinstance(conjecture.INVALID_THRESHOLD_BASE, int) and isinstance(conjecture.INVALID_PER_VALID, int)
     assert callable(providers._get_local_constants) and hasattr(providers, "CONSTANTS_CACHE")
+    assert callable(control.current_build_context)
+
+
+def test_a_flag_lives_one_test_case_and_the_events_are_those_of_the_running_example() -> None:
+    seen: list[tuple[bool, bool, set[str]]] = []
+
+    @settings(max_examples=5, database=None)
+    @given(st.integers())
+    def asks(n: int) -> None:
+        event("drawn", str(n))
+        first = hypothesis_hooks.first_ask_in_test_case("probe")
+        seen.append((first, hypothesis_hooks.first_ask_in_test_case("probe"), hypothesis_hooks.example_events()))
+
+    asks()
+    assert seen and all(first and not again for first, again, _ in seen), seen
+    assert all(len([e for e in events if e.startswith("drawn: ")]) == 1 for _, _, events in seen), seen
+    assert not hypothesis_hooks.first_ask_in_test_case("probe")  # outside a test case
+    assert hypothesis_hooks.example_events() == set()
 
 
 def test_the_search_goes_on_after_a_failure_and_is_restored() -> None:

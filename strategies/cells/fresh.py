@@ -2,9 +2,10 @@
 
 Hypothesis follows each generated example with a few "mutations" that copy one part of it over
 another and keep its first choices, so a cell drawn first would come back several times in a row.
-The guards here are drawn right after the first choices; what they rely on of Hypothesis's
-internals (a per-test-case flag, the mutator leaving the inside of a unique list alone) is named in
-``ctxmodel.hypothesis_hooks``.
+The guards here are drawn right after the first choices. The one private thing they need, a flag
+that lives one test case, is ``ctxmodel.hypothesis_hooks.first_ask_in_test_case``; what they rely on
+of the mutator's behaviour (it replays no recorded discard, it leaves the inside of a unique list
+alone) is held by ``tests/test_coverage.py``'s fresh-draw test.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.control import current_build_context
-from hypothesis.errors import InvalidArgument
 
+from ctxmodel.hypothesis_hooks import first_ask_in_test_case
 from ctxmodel.strategies.text import memo
 
 __all__ = ["GUARD", "ONCE", "first_choices", "novel"]
@@ -22,14 +22,7 @@ __all__ = ["GUARD", "ONCE", "first_choices", "novel"]
 
 def _refuse_first(_: int) -> bool:
     """False the first time it is asked in a test case, True after (outside a test case: True)."""
-    try:
-        context: Any = current_build_context()
-    except InvalidArgument:
-        return True
-    if getattr(context, "_ctxmodel_novel", False):
-        return True
-    context._ctxmodel_novel = True
-    return False
+    return not first_ask_in_test_case("novel")
 
 
 #: One discarded draw right after the cell is chosen (its retry is kept). Hypothesis follows each
