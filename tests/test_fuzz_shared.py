@@ -78,6 +78,7 @@ def _machine(tmp: Path, name: str, url: str, campaign: str, seed: int, *props: s
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+@pytest.mark.slow  # two machines start, fuzz and report: about half a minute on two shared cores
 def test_two_machines_give_one_report_of_the_union(redis_url: str, tmp_path: Path) -> None:
     campaign = f"test-{uuid.uuid4().hex[:8]}"
     shared = SharedCampaign(redis_url, campaign)

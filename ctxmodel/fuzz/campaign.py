@@ -51,7 +51,7 @@ import attrs
 from ctxmodel import exitcodes
 from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, TargetError, UsageError
-from ctxmodel.fuzz.database import DEFAULT_DB, check_database, describe_database, open_database
+from ctxmodel.fuzz.database import DEFAULT_DB, KeepingDatabase, check_database, describe_database, open_database
 from ctxmodel.fuzz.features import features_of
 from ctxmodel.fuzz.progress import Progress
 from ctxmodel.fuzz.report import write_report
@@ -419,6 +419,7 @@ def _worker_main(
         policies = resolve(target.description.policies, config.policies)
         tokenizer = target.description.tokenizer
         database = open_database(config.database)
+        keeping = KeepingDatabase(database)
         # No target phase: a slice is a short run (``profiles._SHORT_RUN_PHASES``), and on a property
         # that fails in several ways the hill-climbing with the example database never ended (a
         # 20-example slice on tests/targets/three_bugs.py ran for minutes; 30 s without it).
@@ -466,6 +467,7 @@ def _worker_main(
                     seen=seen[i],
                     grace=config.grace / 2,
                 )
+                slice_db = keeping if known else database
                 found: list[tuple[FailureRecord, str | None, int]] = []
                 error: str | None = None
                 try:
@@ -476,7 +478,7 @@ def _worker_main(
                             target,
                             policies=policies,
                             tokenizer=tokenizer,
-                            settings=profile.hypothesis_settings(max_examples=n, database=database),
+                            settings=profile.hypothesis_settings(max_examples=n, database=slice_db),
                             seed=slice_seed,
                             fixtures_dir=fixtures_dir,
                             watch=watch,
@@ -494,7 +496,7 @@ def _worker_main(
                             fixtures_dir=fixtures_dir,
                             seed=slice_seed,
                             max_examples=n,
-                            database=database,
+                            database=slice_db,
                             options=gate.RunOptions(known_kinds=known),
                         )
                         if outcome.status == "failed":

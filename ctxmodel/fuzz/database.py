@@ -11,13 +11,14 @@ memory.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from pathlib import Path
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from ctxmodel.errors import UsageError
 
-__all__ = ["DEFAULT_DB", "check_database", "describe_database", "is_redis", "open_database"]
+__all__ = ["DEFAULT_DB", "KeepingDatabase", "check_database", "describe_database", "is_redis", "open_database"]
 
 #: In the working tree, next to the code it caches for (gitignore it).
 DEFAULT_DB = ".ctxmodel/db"
@@ -46,6 +47,29 @@ def open_database(spec: str) -> ExampleDatabase:
     if path.exists() and not path.is_dir():
         raise UsageError(f"--db {spec}: exists and is not a directory")
     return DirectoryBasedExampleDatabase(str(path))
+
+
+class KeepingDatabase(ExampleDatabase):
+    """The campaign's database as a worker sees it once the campaign holds kinds: a saved input of a
+    known kind no longer fails there (known kinds are not raised), and Hypothesis would delete it as
+    fixed, from every machine's cache. Deletes are dropped; saves and the shrinker's moves (an
+    input replaced by a smaller one) pass through."""
+
+    def __init__(self, inner: ExampleDatabase) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.inner.save(key, value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return self.inner.fetch(key)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        """Kept: see the class."""
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.inner.move(src, dest, value)
 
 
 def check_database(spec: str) -> None:
