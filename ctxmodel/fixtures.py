@@ -102,11 +102,20 @@ def found_now(seed: int | None, hypothesis_version: str) -> dict[str, Any]:
     return {"date": date, "seed": seed, "hypothesis": hypothesis_version}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogates_escaped(text: str) -> str:
+    """JSON text with its lone surrogates (a failing input's own, domain §5.6) written as ``\\uXXXX``
+    escapes: UTF-8 cannot carry them raw, and ``json.load`` reads the escape back as the same string."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def write_atomic(path: str | os.PathLike[str], value: Any) -> Path:
     """Write JSON so that readers see the old file or the new one, never half of one."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = surrogates_escaped(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         umask = os.umask(0o022)

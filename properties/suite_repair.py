@@ -14,7 +14,6 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel import codec
 from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.json_reading import canon, first_difference, messages_of, plan_normalize, result_payload, short
 from ctxmodel.properties.yardsticks import effective, visible_mask
@@ -51,11 +50,11 @@ def _prop(pid: str, clause: str, summary: str, *, witnesses: tuple[Witness, ...]
     witnesses=(Witness(f"{_REPAIR}:RepairsNothing", "empty-user-message"),),
 )
 def request_accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    from ctxmodel.oracle import validate
+    from ctxmodel.properties.wire import judged_request
 
     repaired = messages_of(ex.result, "repair")
     request = probe.request(repaired)
-    violations = validate(codec.load(request))
+    violations = judged_request(ex.params["messages"], request)  # less what the caller brought (domain §5.6)
     if violations:
         first = violations[0]
         yield Finding.fail(

@@ -14,7 +14,6 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel import codec
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.json_reading import messages_of
 
@@ -62,15 +61,16 @@ declare_op("request", params=_histories, purity_witnesses=(
     params=_well_formed,
     requires=(),
     call=_request_call,
-    witnesses=(Witness(f"{_P}:TextBeforeResults", "missing-tool-result"),),
+    witnesses=(Witness(f"{_P}:TextBeforeResults", "missing-tool-result"),
+               Witness("python:tests.targets.broken_wire:CapsTextsByUnits", "lone-surrogate")),
 )
 def request_oracle(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if not any(probe.has(op) for op in ("request", "normalize", "effective")):
         return  # nothing of the target's own would be judged
-    from ctxmodel.oracle import validate
+    from ctxmodel.properties.wire import judged_request
 
     request = messages_of(ex.result, "request")
-    violations = validate(codec.load(request))
+    violations = judged_request(ex.params["messages"], request)  # less what the caller brought (domain §5.6)
     if violations:
         first = violations[0]
         more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
