@@ -1,9 +1,9 @@
 """The Roo-Code and Zoo-Code adapters (``examples/targets/{roo,zoo}-code``): build and op mapping.
 
 CI has no checkout of either agent, so the build runs on ``tests/fixtures/fake-agent``, a stand-in of
-our own with the same paths and function names, whose answers are known. The build installs esbuild
-from npm into the adapter's own ``node_modules`` (gitignored) the first time; without node or npm
-(and no esbuild there yet) these tests are skipped.
+our own with the same paths and function names, whose answers are known. The builds here are made
+with ``--out``, which installs esbuild from npm into the out folder's ``node_modules``; without node
+or npm these tests are skipped.
 """
 
 from __future__ import annotations
@@ -30,23 +30,27 @@ POLICIES = {
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 
-def _esbuild_installed(folder: Path) -> bool:
-    return (folder / "node_modules" / "esbuild" / "package.json").is_file()
-
-
-@pytest.fixture(scope="module", params=sorted(AGENTS))
-def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
-    folder = REPO / "examples" / "targets" / request.param
-    if not _esbuild_installed(folder) and shutil.which("npm") is None:
+def _need_npm() -> None:
+    if shutil.which("npm") is None:
         pytest.skip("npm is not installed: the adapter's build installs esbuild from npm")
-    out = tmp_path_factory.mktemp(request.param) / "build"
-    proc = subprocess.run(
+
+
+def _build(folder: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         ["node", str(folder / "build.mjs"), str(FAKE), "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+@pytest.fixture(scope="module", params=sorted(AGENTS))
+def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
+    folder = REPO / "examples" / "targets" / request.param
+    _need_npm()
+    out = tmp_path_factory.mktemp(request.param) / "build"
+    proc = _build(folder, out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "built " in proc.stderr
     return request.param, folder, out
@@ -242,14 +246,56 @@ def test_count_is_the_agents_counter(built: tuple[str, Path, Path]) -> None:
     assert without == {"tokens": 5}
 
 
-def test_no_build_is_a_start_error_that_says_what_to_run(tmp_path: Path) -> None:
+def _tree(*roots: Path) -> dict[str, tuple[int, int]]:
+    """Every file and folder under `roots`, with its size and modification time."""
+    seen: dict[str, tuple[int, int]] = {}
+    for root in roots:
+        for path in [root, *root.rglob("*")]:
+            st = path.lstat()
+            seen[str(path)] = (st.st_size, st.st_mtime_ns)
+    return seen
+
+
+def test_a_build_with_out_writes_nothing_outside_the_out_folder(tmp_path: Path) -> None:
+    _need_npm()
     folder = REPO / "examples" / "targets" / "zoo-code"
-    env = {**os.environ, "CTXMODEL_AGENT_BUILD": str(tmp_path / "nothing")}
+    watched = (REPO / "examples" / "targets", FAKE)
+    before = _tree(*watched)
+    out = tmp_path / "out"
+    proc = _build(folder, out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _tree(*watched) == before
+    assert (out / "agent.cjs").is_file() and (out / "node_modules" / "esbuild" / "package.json").is_file()
+    assert str(folder) not in proc.stderr
+
+
+def test_no_build_is_a_start_error_that_names_the_folder_and_the_variable(tmp_path: Path) -> None:
+    folder = REPO / "examples" / "targets" / "zoo-code"
+    nothing = tmp_path / "nothing"
+    env = {**os.environ, "CTXMODEL_AGENT_BUILD": str(nothing)}
     proc = subprocess.run(
         ["node", str(folder / "target.cjs")], input="", capture_output=True, text=True, env=env, timeout=60, check=False
     )
     assert proc.returncode != 0
-    assert "no build in" in proc.stderr and "build.mjs PATH-TO-YOUR-ZOO-CODE-CHECKOUT" in proc.stderr
+    assert f"no build in {nothing} (from CTXMODEL_AGENT_BUILD)" in proc.stderr
+    assert f"build.mjs PATH-TO-YOUR-ZOO-CODE-CHECKOUT --out {nothing}" in proc.stderr
+    assert "    at " not in proc.stderr  # the message only: the gate shows a dead target's last lines
+
+
+def test_no_default_build_says_that_the_variable_is_not_set(tmp_path: Path) -> None:
+    copy = tmp_path / "targets"
+    shutil.copytree(REPO / "examples" / "targets" / "roo-family", copy / "roo-family")
+    (copy / "roo-code").mkdir()
+    shutil.copy(REPO / "examples" / "targets" / "roo-code" / "target.cjs", copy / "roo-code" / "target.cjs")
+    env = {**os.environ, "CTXMODEL_TARGET_KIT": str(REPO / "ctxmodel" / "targetkit" / "js" / "ctxmodel-target.cjs")}
+    env.pop("CTXMODEL_AGENT_BUILD", None)
+    proc = subprocess.run(
+        ["node", str(copy / "roo-code" / "target.cjs")],
+        input="", capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert f"no build in {copy / 'roo-code' / 'build'} (CTXMODEL_AGENT_BUILD is not set)" in proc.stderr
+    assert "build.mjs PATH-TO-YOUR-ROO-CODE-CHECKOUT, or set CTXMODEL_AGENT_BUILD" in proc.stderr
 
 
 #: One property per op: enough to drive every op of the adapter through the real harness.

@@ -8,7 +8,7 @@
 // The op mapping is examples/targets/roo-family/adapter.cjs (shared with Zoo-Code); the policies
 // below are what Roo-Code's code does, read from it (src/core/task/validateToolResultIds.ts,
 // Task.addToApiConversationHistory, Task.attemptApiRequest / handleContextWindowExceededError).
-const { agentSpec, loadKit } = require("../roo-family/adapter.cjs");
+const { loadKit, serveAgent } = require("../roo-family/adapter.cjs");
 
 const kit = loadKit();
 
@@ -32,4 +32,4 @@ const POLICIES = {
   inputs: "agent-stored",
 };
 
-kit.serve(agentSpec({ adapterDir: __dirname, kit, name: "Roo-Code", policies: POLICIES }));
+serveAgent({ adapterDir: __dirname, kit, name: "Roo-Code", policies: POLICIES });

@@ -130,17 +130,25 @@ function makeOps(agent, kit) {
 }
 
 /**
- * The kit spec for the agent bundled into `adapterDir`/build (see bundle.mjs), or an error that says
- * how to build it.
+ * The kit spec for the agent bundled into $CTXMODEL_AGENT_BUILD, else `adapterDir`/build (see
+ * bundle.mjs), or an error that names the folder it read, where that folder came from, and how to
+ * build it.
  */
 function agentSpec({ adapterDir, kit, name, policies }) {
   const path = require("path");
   const fs = require("fs");
-  const buildDir = path.resolve(process.env.CTXMODEL_AGENT_BUILD || path.join(adapterDir, "build"));
+  const fromEnv = Boolean(process.env.CTXMODEL_AGENT_BUILD);
+  const buildDir = path.resolve(fromEnv ? process.env.CTXMODEL_AGENT_BUILD : path.join(adapterDir, "build"));
   const bundle = path.join(buildDir, "agent.cjs");
   if (!fs.existsSync(bundle)) {
     const rel = path.relative(process.cwd(), path.join(adapterDir, "build.mjs"));
-    throw new Error(`${name}: no build in ${buildDir}: run  node ${rel} PATH-TO-YOUR-${name.toUpperCase()}-CHECKOUT`);
+    const run = `run  node ${rel} PATH-TO-YOUR-${name.toUpperCase()}-CHECKOUT`;
+    throw new NoBuild(
+      fromEnv
+        ? `${name}: no build in ${buildDir} (from CTXMODEL_AGENT_BUILD): it has no agent.cjs\n${run} --out ${buildDir}`
+        : `${name}: no build in ${buildDir} (CTXMODEL_AGENT_BUILD is not set): it has no agent.cjs\n` +
+            `${run}, or set CTXMODEL_AGENT_BUILD to the DIR of a build with --out DIR`,
+    );
   }
   const meta = JSON.parse(fs.readFileSync(path.join(buildDir, "agent.json"), "utf8"));
   const agent = require(bundle);
@@ -151,6 +159,23 @@ function agentSpec({ adapterDir, kit, name, policies }) {
     policies,
     ops: makeOps(agent, kit),
   };
+}
+
+/** The adapter has no bundle to load: its message says which folder was read and what to run. */
+class NoBuild extends Error {}
+
+/**
+ * Serves the agent of agentSpec; without a build, prints only the message (the gate shows the last
+ * lines of a target's stderr when it dies before replying, which a stack trace would fill) and exits 1.
+ */
+function serveAgent({ adapterDir, kit, name, policies }) {
+  try {
+    return kit.serve(agentSpec({ adapterDir, kit, name, policies }));
+  } catch (err) {
+    if (!(err instanceof NoBuild)) throw err;
+    process.stderr.write(err.message + "\n");
+    process.exit(1);
+  }
 }
 
 /**
@@ -182,4 +207,4 @@ function loadKit() {
   }
 }
 
-module.exports = { MODEL, agentSpec, loadKit, makeOps };
+module.exports = { MODEL, NoBuild, agentSpec, loadKit, makeOps, serveAgent };

@@ -81,14 +81,27 @@ function readJson(p) {
   }
 }
 
-/** Where npm packages are looked for: the checkout's own node_modules first, then the adapter's. */
-export function moduleDirs(checkout, adapterDir) {
+/**
+ * Where npm packages are looked for: the checkout's own node_modules first, then `packagesDir`'s
+ * (the adapter's folder, or the --out folder: see packagesHome).
+ */
+export function moduleDirs(checkout, packagesDir) {
   return [
     path.join(checkout, "src", "node_modules"),
     path.join(checkout, "node_modules"),
     path.join(checkout, "packages", "types", "node_modules"),
-    path.join(adapterDir, "node_modules"),
+    path.join(packagesDir, "node_modules"),
   ];
+}
+
+/**
+ * The folder whose node_modules receives what npm installs. A build with --out writes only under its
+ * out folder, so the packages go to <out>/node_modules there (the bundle requires tiktoken by its
+ * absolute path, so the out folder holds everything the target loads); without --out, the adapter's
+ * own folder.
+ */
+export function packagesHome(adapterDir, outDir) {
+  return outDir ? path.resolve(outDir) : adapterDir;
 }
 
 function resolvePackage(spec, dirs) {
@@ -102,6 +115,14 @@ function resolvePackage(spec, dirs) {
     }
   }
   return null;
+}
+
+/**
+ * Whether `name` is installed in one of `dirs` (node_modules folders). A package whose exports
+ * leave out its package.json (tiktoken) cannot be resolved by that name, so its folder is looked at.
+ */
+function hasPackage(name, dirs) {
+  return dirs.some((dir) => fileExists(path.join(dir, name, "package.json"))) || Boolean(resolvePackage(`${name}/package.json`, dirs));
 }
 
 /** The versions the checkout asks for, of the packages the bundle needs from npm. */
@@ -121,24 +142,28 @@ export function wantedPackages(checkout) {
 
 /**
  * Makes every package of `wanted` ({name: version}) resolvable: from the checkout's own node_modules
- * when it has them (a checkout after `pnpm install`), else from the adapter's, where npm installs
- * them. One npm call names them all: npm prunes what an earlier --no-save install put there.
+ * when it has them (a checkout after `pnpm install`), else from `packagesDir`'s (packagesHome's
+ * answer), where npm installs them. One npm call names them all: npm prunes what an
+ * earlier --no-save install put there.
  */
-export function ensurePackages(adapterDir, checkoutDirs, wanted, { log = console.error } = {}) {
-  const own = [path.join(adapterDir, "node_modules")];
-  const needed = Object.entries(wanted).filter(([name]) => !resolvePackage(`${name}/package.json`, checkoutDirs));
-  if (needed.every(([name]) => resolvePackage(`${name}/package.json`, own))) return;
+export function ensurePackages(packagesDir, checkoutDirs, wanted, { log = console.error } = {}) {
+  const own = [path.join(packagesDir, "node_modules")];
+  const needed = Object.entries(wanted).filter(([name]) => !hasPackage(name, checkoutDirs));
+  if (needed.every(([name]) => hasPackage(name, own))) return;
   const specs = needed.map(([name, version]) => `${name}@${version}`);
   log(`installing ${specs.join(" ")} into ${own[0]} (npm)`);
+  fs.mkdirSync(packagesDir, { recursive: true });
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const r = spawnSync(npm, ["install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", ...specs], {
-    cwd: adapterDir,
+  // --prefix: npm would otherwise install into the nearest folder above with a package.json.
+  const flags = ["--prefix", packagesDir, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error"];
+  const r = spawnSync(npm, ["install", ...flags, ...specs], {
+    cwd: packagesDir,
     stdio: ["ignore", "inherit", "inherit"],
   });
   if (r.status !== 0) throw new Error(`npm install ${specs.join(" ")} failed (exit ${r.status}); is the npm registry reachable?`);
 }
 
-/** The esbuild module: the checkout's, else the adapter's. */
+/** The esbuild module: the checkout's, else the one installed beside the build (packagesHome). */
 export function loadEsbuild(dirs) {
   const file = resolvePackage("esbuild", dirs);
   if (!file) throw new Error("esbuild is not installed");
@@ -210,7 +235,7 @@ async function stubModule({ importer, spec, override }) {
 
 // ---- the esbuild plugin ---------------------------------------------------------------------------------
 
-function agentPlugin({ checkout, adapterDir, dirs, report }) {
+function agentPlugin({ checkout, packagesDir, dirs, report }) {
   const src = path.join(checkout, "src");
   const typesSrc = path.join(checkout, "packages", "types", "src");
   const realFiles = new Set(REAL_SOURCES.map((rel) => resolveSource(path.join(src, rel))).filter(Boolean));
@@ -256,13 +281,13 @@ function agentPlugin({ checkout, adapterDir, dirs, report }) {
         if (OVERRIDES[name]) return stubbed(importer, spec, path.join(STUBS, OVERRIDES[name]));
         if (NATIVE_PACKAGES.has(name)) {
           const file = resolvePackage(spec, dirs);
-          if (!file) return { errors: [{ text: `${spec}: not installed (run the build again, or npm install in ${adapterDir})` }] };
+          if (!file) return { errors: [{ text: `${spec}: not installed (run the build again, or npm install in ${packagesDir})` }] };
           report.native.add(spec);
           return { path: file, external: true };
         }
         if (BUNDLED_PACKAGES.has(name)) {
           const file = resolvePackage(spec, dirs);
-          if (!file) return { errors: [{ text: `${spec}: not installed (run the build again, or npm install in ${adapterDir})` }] };
+          if (!file) return { errors: [{ text: `${spec}: not installed (run the build again, or npm install in ${packagesDir})` }] };
           return { path: file };
         }
         return stubbed(importer, spec, undefined);
@@ -324,6 +349,7 @@ function gitDescribe(checkout) {
  * `esbuild` is the esbuild module (the caller resolves it from its own node_modules).
  */
 export async function buildAgent({ esbuild, checkout, adapterDir, agent, commit, outDir, log = console.error }) {
+  const packagesDir = packagesHome(adapterDir, outDir);
   checkout = path.resolve(checkout);
   if (!fileExists(path.join(checkout, "src", "package.json"))) {
     throw new Error(`${checkout}: not a ${agent} checkout (no src/package.json)`);
@@ -335,7 +361,7 @@ export async function buildAgent({ esbuild, checkout, adapterDir, agent, commit,
   const problems = checkTaskAssumptions(checkout);
   for (const p of problems) log(`warning: ${p}; check the op mapping in examples/targets/roo-family/adapter.cjs`);
 
-  const dirs = moduleDirs(checkout, adapterDir);
+  const dirs = moduleDirs(checkout, packagesDir);
   outDir = path.resolve(outDir || path.join(adapterDir, "build"));
   fs.mkdirSync(outDir, { recursive: true });
   const report = { real: new Set(), stubbed: new Set(), native: new Set() };
@@ -346,7 +372,7 @@ export async function buildAgent({ esbuild, checkout, adapterDir, agent, commit,
     format: "cjs",
     target: "node18",
     outfile: path.join(outDir, "agent.cjs"),
-    plugins: [agentPlugin({ checkout, adapterDir, dirs, report })],
+    plugins: [agentPlugin({ checkout, packagesDir, dirs, report })],
     nodePaths: dirs.filter((d) => fs.existsSync(d)),
     tsconfigRaw: { compilerOptions: { useDefineForClassFields: true } },
     logLevel: "silent",
@@ -377,7 +403,9 @@ export async function buildAgent({ esbuild, checkout, adapterDir, agent, commit,
 
 /**
  * The command line of an agent's build.mjs: `node build.mjs CHECKOUT [--commit SHA] [--out DIR]`
- * (DIR defaults to the adapter's build/; the adapter reads $CTXMODEL_AGENT_BUILD if set).
+ * (DIR defaults to the adapter's build/, and $CTXMODEL_AGENT_BUILD if set; with a DIR, npm's packages
+ * go to DIR/node_modules and nothing is written into the adapter's folder; the target reads
+ * $CTXMODEL_AGENT_BUILD).
  */
 export async function main({ agent, adapterDir, esbuildVersion, argv = process.argv.slice(2) }) {
   const args = [...argv];
@@ -397,8 +425,9 @@ export async function main({ agent, adapterDir, esbuildVersion, argv = process.a
     process.exit(checkout ? 0 : 2);
   }
   try {
-    const dirs = moduleDirs(path.resolve(checkout), adapterDir);
-    ensurePackages(adapterDir, dirs.slice(0, -1), { esbuild: esbuildVersion, ...wantedPackages(path.resolve(checkout)) });
+    const packagesDir = packagesHome(adapterDir, outDir);
+    const dirs = moduleDirs(path.resolve(checkout), packagesDir);
+    ensurePackages(packagesDir, dirs.slice(0, -1), { esbuild: esbuildVersion, ...wantedPackages(path.resolve(checkout)) });
     const esbuild = loadEsbuild(dirs);
     await buildAgent({ esbuild, checkout, adapterDir, agent, commit, outDir });
   } catch (err) {

@@ -9,7 +9,7 @@
 // below are what Zoo-Code's code does, read from it (src/core/task/validateToolResultIds.ts,
 // src/core/task/apiConversationHistory.ts prepareUserMessage, Task.attemptApiRequest /
 // handleContextWindowExceededError).
-const { agentSpec, loadKit } = require("../roo-family/adapter.cjs");
+const { loadKit, serveAgent } = require("../roo-family/adapter.cjs");
 
 const kit = loadKit();
 
@@ -33,4 +33,4 @@ const POLICIES = {
   inputs: "agent-stored",
 };
 
-kit.serve(agentSpec({ adapterDir: __dirname, kit, name: "Zoo-Code", policies: POLICIES }));
+serveAgent({ adapterDir: __dirname, kit, name: "Zoo-Code", policies: POLICIES });
