@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -29,3 +30,28 @@ def _no_mined_constants(request: pytest.FixtureRequest) -> Iterator[None]:
         return
     with _without_local_constants():
         yield
+
+
+@pytest.fixture(scope="session")
+def warm_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Hypothesis storage folder holding only its character tables, to copy into a run's own fresh
+    one: computing them costs every fresh folder seconds (minutes on a busy machine) before the first
+    example is drawn."""
+    import subprocess
+    import sys
+
+    warm = tmp_path_factory.mktemp("hypothesis-warm")
+    subprocess.run([sys.executable, "-c", "from hypothesis.internal.charmap import intervals_from_codec as i; "
+                    "i('utf-8')"], env={**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(warm)}, check=True,
+                   timeout=600)
+    return warm
+
+
+@pytest.fixture
+def fresh_storage(tmp_path: Path, warm_storage: Path) -> Path:
+    """A Hypothesis storage folder of this test's own (no example database of another run), warm."""
+    import shutil
+
+    folder = tmp_path / "hypothesis"
+    shutil.copytree(warm_storage, folder)
+    return folder

@@ -175,3 +175,27 @@ def test_check_jobs_and_the_pytest_plugin_find_the_same_kinds(tmp_path: Path) ->
     assert len(found["check --jobs 1"]) >= 2, found
     assert found["check --jobs 2"] == found["check --jobs 1"] == found["pytest plugin"], found
 
+
+
+@pytest.mark.slow
+def test_fuzz_meets_the_kinds_check_meets(tmp_path: Path, fresh_storage: Path) -> None:
+    """A fuzz campaign is a scheduler over the same property runner: on a two-bug target it keeps
+    every kind ``check`` keeps (not one per property), each with its own fixture."""
+    spec, prop = TWO_BUGS, "normalize.results-lead"
+    target = open_target(spec)
+    try:
+        config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "check", seed=0, max_examples=60,
+                           database=None, policies=target.description.policies)
+        engine.run([registry.get(prop)], config, target=target)
+    finally:
+        target.close()
+    fuzz = subprocess.run(
+        [sys.executable, "-m", "ctxmodel", "fuzz", "--target", spec, "--max-examples", "60", "--workers", "1",
+         "--seed", "0", "--property", prop, "--no-agent-loop", "--fixtures", str(tmp_path / "fuzz"),
+         "--report", str(tmp_path / "report"), "--db", str(tmp_path / "db")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(fresh_storage)},
+    )
+    assert fuzz.returncode == 1, fuzz.stdout[-2000:] + fuzz.stderr[-2000:]
+    checked = _fixture_kinds(tmp_path / "check")
+    assert len(checked) >= 2 and _fixture_kinds(tmp_path / "fuzz") == checked

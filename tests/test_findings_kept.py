@@ -26,17 +26,6 @@ CTXMODEL = [sys.executable, "-m", "ctxmodel"]
 SLOW_BUG = "python:tests.targets.slow_bug:SlowImagesFirst"
 
 
-@pytest.fixture(scope="module")
-def warm_storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A Hypothesis storage folder holding only its character tables: a fresh one costs every run
-    seconds (minutes on a busy machine) of computing them before the first example is drawn."""
-    warm = tmp_path_factory.mktemp("hypothesis-warm")
-    subprocess.run([sys.executable, "-c", "from hypothesis.internal.charmap import intervals_from_codec as i; "
-                    "i('utf-8')"], env={**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(warm)}, check=True,
-                   timeout=600)
-    return warm
-
-
 def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*CTXMODEL, "check", "--target", SLOW_BUG, "--profile", "ci", "--seed", "0",
