@@ -1,4 +1,4 @@
-"""The policies a target may declare (contract §3, §4): what the properties follow, never guess.
+"""The policies a target may declare (contract §3, §4, §10): what the properties follow, never guess.
 
 Every layer is checked where it comes from (contract §7): a ``describe`` reply at the handshake
 (a start error, exit 3), ``--policy`` on the command line (a usage error, exit 2). An unknown key or
@@ -24,6 +24,14 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "resultOrder": ("any", "tool_use"),
     "recoverSuccess": ("fits", "converges"),
     "inputs": ("any", "agent-stored"),
+    # The format a target's messages are in (contract §7): declared as describe's own "dialect",
+    # carried with the policies because they are what reaches the strategies and the checks.
+    "dialect": ("anthropic", "openai-chat"),
+    # Request-time trimming (contract §10).
+    "trimSystem": ("keep", "first", "any"),
+    "trimLastUser": ("keep", "any"),
+    "trimPartial": ("no", "yes"),
+    "trimBudget": ("tokens", "none"),
 }
 
 DEFAULTS: dict[str, str] = {key: values[0] for key, values in CHOICES.items()}
