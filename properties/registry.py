@@ -17,6 +17,7 @@ from ctxmodel.properties import (  # noqa: F401  (imported to register their pro
     suite_recover,
     suite_repair,
     suite_request,
+    suite_trim,
 )
 from ctxmodel.properties.catalogue import Property, registered
 

@@ -102,11 +102,16 @@ def _tokens(ex: Exchange) -> tuple[int | None, str]:
 
 
 def _histories_and_texts(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
-    """What every op's properties draw for count (purity): any history with a system prompt."""
+    """What every op's properties draw for count (purity): any history with a system prompt, or in
+    the Chat Completions dialect any such history (its instructions are messages)."""
     from hypothesis import strategies as st
 
     from ctxmodel.strategies import histories, texts
 
+    if policies.get("dialect") == "openai-chat":
+        from ctxmodel.strategies.openai_chat import chat_histories
+
+        return st.builds(lambda messages: {"messages": messages}, chat_histories())
     return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
 
 
@@ -124,11 +129,13 @@ declare_op("count", params=_histories_and_texts, purity_witnesses=(
     op="count",
     clause="contract §5",
     summary="count equals the harness's count under the tokenizer the target declares (system prompt counted "
-    "separately).",
+    "separately; Anthropic dialect).",
     params=_counting,
     witnesses=(Witness(f"{_P}:CountsPerMessage", ""), Witness(f"{_P}:CountsImagesFlat", "")),
 )
 def agrees(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    if probe.policies.get("dialect") == "openai-chat":
+        return  # §5 is the count of Anthropic messages; of a Chat Completions count, §10.7 asks what it can
     tokens, problem = _tokens(ex)
     expected = f"the harness's count under the declared tokenizer {probe.tokenizer!r} (§5)"
     if tokens is None:
@@ -162,3 +169,158 @@ def pathological(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         yield Finding.fail(problem, "an answer on every input, 1 MB without whitespace included (§5)")
 
 
+# -- contract §10.7: what every count must do, in either dialect -----------------------------------
+
+#: 64 characters of varied prose: more tokens under every tokenizer a target may declare.
+_MORE = "the quick brown fox jumps over the lazy dog, 0123456789 times!"
+_LONGER_NAME = "_with_a_longer_name_x"
+
+
+def _chat(policies: Mapping[str, str]) -> bool:
+    return policies.get("dialect") == "openai-chat"
+
+
+def _added(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """A history, a message (of another history) and where it goes: ``count`` is asked of the history."""
+    from hypothesis import strategies as st
+
+    from ctxmodel.strategies.trim import trim_histories
+
+    @st.composite
+    def build(draw: st.DrawFn) -> dict[str, Any]:
+        messages = draw(trim_histories(policies.get("dialect", "anthropic")))
+        donor = draw(trim_histories(policies.get("dialect", "anthropic")))
+        extra = draw(st.sampled_from(donor)) if donor else {"role": "user", "content": "one more"}
+        return {"messages": messages, "added": extra, "at": draw(st.integers(0, len(messages)))}
+
+    return build()
+
+
+def _count_of_history(probe: Probe, params: dict[str, Any]) -> Exchange:
+    """The count of the history alone, judged with the drawn message and place beside it."""
+    ex = probe.exchange("count", {"messages": params["messages"]})
+    return Exchange(ex.op, params, ex.result, ex.mutated)
+
+
+def _tokens_of(probe: Probe, messages: list[dict[str, Any]]) -> int | None:
+    tokens = probe.call("count", {"messages": messages}).get("tokens")
+    return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
+
+
+@check(
+    "count.monotone",
+    op="count",
+    clause="contract §10.7",
+    summary="Adding a message to a history never lowers its count (either dialect).",
+    params=_added,
+    policies=("dialect",),
+    call=_count_of_history,
+    witnesses=(Witness("python:tests.targets.broken_trim:CountsTheLastTurn", "count-dropped"),),
+)
+def monotone(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    before, problem = _tokens(ex)
+    if before is None:
+        yield Finding.fail(problem, "a count of every history (§5, §10.7)", code="bad-count")
+        return
+    messages = list(ex.params["messages"])
+    at = min(int(ex.params["at"]), len(messages))
+    longer = [*messages[:at], ex.params["added"], *messages[at:]]
+    after = _tokens_of(probe, longer)
+    if after is not None and after < before:
+        yield Finding.fail(
+            f"count gives {before} tokens for the history and {after} once a message is added at messages.{at} "
+            f"({short(ex.params['added'], 80)})",
+            "adding a message never lowers the count (§10.7)", code="count-dropped",
+        )
+
+
+def _with_call(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    """A history holding at least one tool call (one is appended, answered, when it holds none)."""
+
+    from ctxmodel.strategies.trim import trim_histories
+
+    chat = _chat(policies)
+
+    def ensure(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        if not _calls(messages, chat):
+            if chat:
+                messages = [*messages, {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
+                    {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]
+            else:
+                messages = [*messages, {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}]
+        return {"messages": messages}
+
+    return trim_histories(policies.get("dialect", "anthropic")).map(ensure)
+
+
+def _calls(messages: list[dict[str, Any]], chat: bool) -> list[tuple[int, int]]:
+    """(message, call) positions of every tool call: ``tool_calls`` entries, or ``tool_use`` blocks."""
+    out = []
+    for i, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
+        items = message.get("tool_calls") if chat else message.get("content")
+        for k, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict) and ((chat and isinstance(item.get("function"), dict))
+                                           or (not chat and item.get("type") == "tool_use")):
+                out.append((i, k))
+    return out
+
+
+def _longer(messages: list[dict[str, Any]], where: tuple[int, int], chat: bool, part: str) -> list[dict[str, Any]]:
+    """``messages`` with one call's name, or its arguments, longer (a copy)."""
+    import copy
+    import json
+
+    out = copy.deepcopy(messages)
+    i, k = where
+    call = out[i]["tool_calls"][k]["function"] if chat else out[i]["content"][k]
+    if part == "name":
+        call["name"] = f"{call.get('name')}{_LONGER_NAME}"
+        return out
+    if chat:
+        try:
+            arguments = json.loads(call.get("arguments") or "{}")
+        except (TypeError, ValueError):
+            arguments = call.get("arguments")
+        grown = {**arguments, "note": _MORE} if isinstance(arguments, dict) else {"value": arguments, "note": _MORE}
+        call["arguments"] = json.dumps(grown, ensure_ascii=False)
+    else:
+        given = call.get("input")
+        call["input"] = {**given, "note": _MORE} if isinstance(given, dict) else {"value": given, "note": _MORE}
+    return out
+
+
+@check(
+    "count.sees-tool-calls",
+    op="count",
+    clause="contract §10.7",
+    summary="A tool call's name and its arguments are counted: 64 more characters of arguments, or a longer name, "
+    "count more (either dialect).",
+    params=_with_call,
+    policies=("dialect",),
+    witnesses=(
+        Witness("python:tests.targets.broken_trim:CountsTextOnly", "arguments-ignored"),
+        Witness("python:tests.targets.broken_trim:CountsArgumentsNotNames", "name-ignored"),
+    ),
+)
+def sees_tool_calls(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    before, problem = _tokens(ex)
+    if before is None:
+        yield Finding.fail(problem, "a count of every history (§5, §10.7)", code="bad-count")
+        return
+    chat = _chat(probe.policies)
+    messages: list[dict[str, Any]] = ex.params["messages"]
+    where = _calls(messages, chat)[-1]
+    for part, code in (("arguments", "arguments-ignored"), ("name", "name-ignored")):
+        after = _tokens_of(probe, _longer(messages, where, chat, part))
+        if after is not None and after <= before:
+            yield Finding.fail(
+                f"count gives {before} tokens for the history and {after} once the call at messages.{where[0]} has a "
+                f"longer {part}",
+                f"a tool call's {part} is counted (§10.7)", code=code,
+            )
+            return

@@ -12,11 +12,20 @@ from typing import Any, Literal, Protocol
 import attrs
 
 from ctxmodel.errors import TargetError
+from ctxmodel.policies import CHOICES
 
-__all__ = ["OPS", "Description", "Target", "TargetFailure"]
+__all__ = ["DEFAULT_OPS", "DIALECTS", "OPS", "Description", "Target", "TargetFailure"]
 
 #: The ops of contract §7, in the order a reader meets them.
-OPS: tuple[str, ...] = ("describe", "normalize", "effective", "request", "recover", "count", "repair")
+OPS: tuple[str, ...] = ("describe", "normalize", "effective", "request", "recover", "count", "repair", "trim")
+
+#: What a target that does not say which ops it offers is taken to offer (contract §7): every op but
+#: ``trim``, which came later and is offered only when declared, so a target written before it is not
+#: judged on an op it never heard of.
+DEFAULT_OPS: frozenset[str] = frozenset(OPS) - {"describe", "trim"}
+
+#: The message formats a target may declare (contract §7 ``dialect``); the first is the default.
+DIALECTS: tuple[str, ...] = CHOICES["dialect"]
 
 FailureKind = Literal["crash", "timeout", "protocol", "error-reply", "exception", "start"]
 
@@ -40,6 +49,11 @@ class Description:
     tokenizer: str = "zoo"
     policies: dict[str, Any] = attrs.field(factory=dict)
     protocol: int = 1
+
+    @property
+    def dialect(self) -> str:
+        """The declared message format (contract §7), kept with the policies (see ``ctxmodel.policies``)."""
+        return str(self.policies.get("dialect", DIALECTS[0]))
 
 
 class Target(Protocol):

@@ -1,6 +1,6 @@
 """The ``describe`` handshake, checked before any property runs (contract §7, §9).
 
-A ``describe`` reply that names an unknown op, tokenizer, policy key or value, a missing or
+A ``describe`` reply that names an unknown op, tokenizer, dialect, policy key or value, a missing or
 unsupported ``protocol``, or a field of the wrong type is a start error (exit 3), in one line that
 names the field, what is accepted and, for a near miss, what was probably meant. A target without
 ``describe`` gets the contract's defaults (see the transports).
@@ -12,7 +12,7 @@ from typing import Any
 
 from ctxmodel.errors import UsageError
 from ctxmodel.policies import check_policies, did_you_mean
-from ctxmodel.targets.base import OPS, Description, TargetFailure
+from ctxmodel.targets.base import DEFAULT_OPS, DIALECTS, OPS, Description, TargetFailure
 
 __all__ = ["PROTOCOL", "parse_description"]
 
@@ -36,13 +36,33 @@ def _protocol(reply: dict[str, Any]) -> int:
 
 
 def _ops(reply: dict[str, Any]) -> frozenset[str]:
-    ops = reply.get("ops", [op for op in OPS if op != "describe"])
+    ops = reply.get("ops", sorted(DEFAULT_OPS))
     if not isinstance(ops, list) or not all(isinstance(op, str) for op in ops):
         raise _bad(f"ops: expected an array of op names, some of {', '.join(OPS)}; got {ops!r}"[:300])
     for op in ops:
         if op not in OPS:
             raise _bad(f"ops: unknown op {op!r}{did_you_mean(op, OPS)}; expected some of {', '.join(OPS)}")
     return frozenset(ops) | {"describe"}
+
+
+#: The ops defined on every dialect (contract §7): the others read Anthropic messages only.
+_EVERY_DIALECT = frozenset({"describe", "trim", "count"})
+
+
+def _dialect(reply: dict[str, Any], ops: frozenset[str]) -> str:
+    """The declared message format, ``anthropic`` unless said; a target in another dialect offers only
+    the ops defined on it (contract §7), since the others' properties would judge it on Anthropic messages."""
+    value = reply.get("dialect", DIALECTS[0])
+    if not isinstance(value, str) or value not in DIALECTS:
+        shown = value if isinstance(value, str) else repr(value)
+        hint = did_you_mean(value, DIALECTS) if isinstance(value, str) else ""
+        raise _bad(f"dialect {shown!r}: unknown dialect{hint}; expected one of {', '.join(DIALECTS)}"[:300])
+    if value != DIALECTS[0] and ops - _EVERY_DIALECT:
+        raise _bad(f"dialect {value}: ops {', '.join(sorted(ops - _EVERY_DIALECT))} are defined on Anthropic "
+                   f"messages only; a {value} target offers some of {', '.join(sorted(_EVERY_DIALECT))}")
+    if isinstance(reply.get("policies"), dict) and "dialect" in reply["policies"]:
+        raise _bad('policies: dialect: declared as describe\'s own "dialect", not among the policies')
+    return value
 
 
 def _tokenizer(reply: dict[str, Any]) -> str:
@@ -70,11 +90,14 @@ def parse_description(reply: Any, fallback_name: str) -> Description:
         if not isinstance(value, str):
             raise _bad(f"{key}: expected a string, got {value!r}"[:300])
     ops = _ops(reply)
+    dialect = _dialect(reply, ops)
     tokenizer = _tokenizer(reply)
     try:
         policies = check_policies(reply.get("policies", {}), "policies")
     except UsageError as exc:
         raise _bad(str(exc)) from None
+    if "dialect" in reply:
+        policies["dialect"] = dialect
     return Description(
         name=name,
         version=version,

@@ -26,7 +26,7 @@ import time
 from typing import IO, Any, NoReturn
 
 from ctxmodel.errors import UsageError
-from ctxmodel.targets.base import OPS, Description, FailureKind, TargetFailure
+from ctxmodel.targets.base import DEFAULT_OPS, Description, FailureKind, TargetFailure
 from ctxmodel.targets.handshake import parse_description
 
 __all__ = ["DEFAULT_MAX_REPLY", "DEFAULT_TIMEOUT", "ProcessTarget", "command_argv"]
@@ -208,7 +208,7 @@ class ProcessTarget:
         except TargetFailure as exc:
             if exc.kind == "error-reply":
                 # No describe: the contract's defaults, and every op offered (contract §7).
-                return Description(name=self.argv[-1], version="", ops=frozenset(OPS) - {"describe"})
+                return Description(name=self.argv[-1], version="", ops=DEFAULT_OPS)
             self.close()
             if exc.kind == "start":
                 raise

@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
+
 import ctxmodel
 from ctxmodel import codec
 from ctxmodel.errors import CtxmodelError, describe_exception
-from ctxmodel.targets.base import OPS, Description, TargetFailure
+from ctxmodel.targets.base import OPS, TargetFailure
 
-__all__ = ["REFERENCE_POLICIES", "ReferenceTarget", "describe"]
+__all__ = ["REFERENCE_POLICIES", "REFERENCE_TRIM_POLICIES", "ReferenceTarget", "describe"]
 
 #: The reference's own choices (contract §3, §4 "Reference:" paragraphs): stricter than the defaults.
 REFERENCE_POLICIES: dict[str, str] = {
@@ -26,18 +28,33 @@ REFERENCE_POLICIES: dict[str, str] = {
     "recoverSuccess": "fits",
 }
 
+#: The reference trimmer's choices (contract §10 "Reference choices"): system messages and the last
+#: user message kept, no message cut, a budget in tokens.
+REFERENCE_TRIM_POLICIES: dict[str, str] = {
+    "trimSystem": "keep",
+    "trimLastUser": "keep",
+    "trimPartial": "no",
+    "trimBudget": "tokens",
+}
+
+#: The ops the reference offers in the Chat Completions dialect (contract §7: the others read
+#: Anthropic messages).
+CHAT_OPS: tuple[str, ...] = ("describe", "trim", "count")
+
 #: An op: the request's params and the name of the counter the target declared (contract §5, §7).
 Op = Callable[[dict[str, Any], str], dict[str, Any]]
 
 
-def describe(params: dict[str, Any], tokenizer: str = "zoo") -> dict[str, Any]:
+def describe(params: dict[str, Any], tokenizer: str = "zoo", dialect: str = "anthropic") -> dict[str, Any]:
+    chat = dialect == "openai-chat"
     return {
         "protocol": 1,
         "name": "ctxmodel-reference",
         "version": ctxmodel.__version__,
-        "ops": list(OPS),
+        "ops": list(CHAT_OPS if chat else OPS),
         "tokenizer": tokenizer,
-        "policies": dict(REFERENCE_POLICIES),
+        "dialect": dialect,
+        "policies": dict(REFERENCE_TRIM_POLICIES) if chat else {**REFERENCE_POLICIES, **REFERENCE_TRIM_POLICIES},
     }
 
 
@@ -128,6 +145,56 @@ def op_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     return {"tokens": counting.count_text(system_prompt) + counting.count_messages(_messages(params))}
 
 
+def _budget(params: Mapping[str, Any]) -> int | None:
+    return None if params.get("maxTokens") is None else _int(params, "maxTokens")
+
+
+def op_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10, Anthropic dialect: the budget counts the messages with the system prompt."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.trimming import trim
+
+    counting = get_counter(counter)
+    system_prompt = params.get("systemPrompt", "")
+    if not isinstance(system_prompt, str):
+        raise TargetFailure("error-reply", "params.systemPrompt: expected a string")
+    if "messages" not in params:
+        raise TargetFailure("error-reply", "params.messages: expected an array of messages, got nothing")
+    prompt_tokens = counting.count_text(system_prompt)
+
+    def count(messages: list[dict[str, Any]]) -> int:
+        return prompt_tokens + counting.count_messages(codec.load(messages, copy=False))
+
+    result = trim(params["messages"], dialect="anthropic", max_tokens=_budget(params), count=count,
+                  policies=params.get("policies") or {})
+    return result.to_json()
+
+
+def op_chat_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10, Chat Completions dialect: system messages are messages, counted with the rest."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.chat import count_chat
+    from ctxmodel.trimming import trim
+
+    counting = get_counter(counter)
+    if "messages" not in params:
+        raise TargetFailure("error-reply", "params.messages: expected an array of messages, got nothing")
+    result = trim(params["messages"], dialect="openai-chat", max_tokens=_budget(params),
+                  count=lambda messages: count_chat(counting, messages), policies=params.get("policies") or {})
+    return result.to_json()
+
+
+def op_chat_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10 "Reference choices": Chat Completions messages counted by ``ctxmodel.tokens.chat``."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.chat import count_chat
+
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        raise TargetFailure("error-reply", "params.messages: expected an array of messages")
+    return {"tokens": count_chat(get_counter(counter), messages)}
+
+
 _OPS: dict[str, Op] = {
     "describe": describe,
     "normalize": op_normalize,
@@ -136,11 +203,17 @@ _OPS: dict[str, Op] = {
     "repair": op_repair,
     "recover": op_recover,
     "count": op_count,
+    "trim": op_trim,
 }
+
+_CHAT_OPS: dict[str, Op] = {"trim": op_chat_trim, "count": op_chat_count}
 
 
 class ReferenceTarget:
     """``reference``: in-process, no copies needed (the codec copies at both boundaries).
+
+    ``dialect`` (``reference:openai-chat``) is the message format it declares and reads (contract §7):
+    in Chat Completions it offers ``trim`` and ``count`` only.
 
     ``tokenizer`` is any declaration contract §7 accepts (``zoo`` unless given): the reference then
     counts and recovers with that counter, as an agent configured for another model would. It is
@@ -148,21 +221,21 @@ class ReferenceTarget:
     declared (mutation testing switches a mutant of the declaration's parsing on inside calls only).
     """
 
-    def __init__(self, tokenizer: str | Mapping[str, Any] = "zoo") -> None:
+    def __init__(self, tokenizer: str | Mapping[str, Any] = "zoo", dialect: str = "anthropic") -> None:
+        from ctxmodel.targets.handshake import parse_description
         from ctxmodel.tokens.counter import counter_spec
 
         self.tokenizer = tokenizer
-        reply = describe({})
-        self.description = Description(
-            name=reply["name"],
-            version=reply["version"],
-            ops=frozenset(reply["ops"]),
-            tokenizer=counter_spec(tokenizer).name,
-            policies=reply["policies"],
-        )
+        self.dialect = dialect
+        reply = describe({}, dialect=dialect)
+        declared = parse_description(reply, "reference")
+        self.description = attrs.evolve(declared, tokenizer=counter_spec(tokenizer).name)
 
     def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
-        fn = _OPS.get(op)
+        if op == "describe":
+            return describe(params, self._counter(), dialect=self.dialect)
+        chat = self.dialect == "openai-chat"
+        fn = (_CHAT_OPS if chat else _OPS).get(op)
         if fn is None:
             raise TargetFailure("error-reply", f"the reference has no op {op!r}")
         try:

@@ -1,4 +1,9 @@
-"""Target specs on the command line (contract §7): ``reference``, ``python:pkg.mod[:obj]``, ``exec:COMMAND``."""
+"""Target specs on the command line (contract §7): ``reference``, ``python:pkg.mod[:obj]``, ``exec:COMMAND``.
+
+``reference:DIALECT`` (``reference:openai-chat``) is the built-in target declaring another dialect: the
+same in-process reference, so its gate time and its verdicts compare with ``reference``'s, rather
+than a ``python:`` module that would add a worker process and hide that it is the reference.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +22,12 @@ __all__ = ["TargetSpec", "open_target", "parse_spec"]
 @attrs.frozen
 class TargetSpec:
     kind: Literal["reference", "python", "exec"]
-    #: The module path (``python``) or the command (``exec``); empty for ``reference``.
+    #: The module path (``python``), the command (``exec``), or the dialect (``reference``; empty for
+    #: the default).
     value: str = ""
 
     def __str__(self) -> str:
-        return "reference" if self.kind == "reference" else f"{self.kind}:{self.value}"
+        return self.kind if self.kind == "reference" and not self.value else f"{self.kind}:{self.value}"
 
 
 def parse_spec(text: str) -> TargetSpec:
@@ -30,6 +36,13 @@ def parse_spec(text: str) -> TargetSpec:
     if text == "reference":
         return TargetSpec("reference")
     kind, sep, value = text.partition(":")
+    if kind == "reference" and sep:
+        from ctxmodel.targets.base import DIALECTS
+
+        if value.strip() not in DIALECTS:
+            raise UsageError(f"--target {text!r}: expected reference or reference:DIALECT, DIALECT one of "
+                             f"{', '.join(DIALECTS)}")
+        return TargetSpec("reference", "" if value.strip() == DIALECTS[0] else value.strip())
     if kind == "exec" and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", value.strip()):  # VAR=x cmd: run as `env VAR=x cmd`
         value = "env " + value.strip()
     if sep and kind in ("python", "exec") and value.strip():
@@ -48,7 +61,7 @@ def open_target(spec: str | TargetSpec, *, timeout: float = DEFAULT_TIMEOUT, in_
     if parsed.kind == "reference":
         from ctxmodel.targets.reference import ReferenceTarget
 
-        return ReferenceTarget()
+        return ReferenceTarget(dialect=parsed.value or "anthropic")
     if parsed.kind == "python":
         from ctxmodel.targets.python import PythonTarget, PythonWorkerTarget
 

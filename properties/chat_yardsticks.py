@@ -1,0 +1,181 @@
+"""The yardsticks of ``trim`` (contract §10), restated from the contract, in both dialects.
+
+Chat Completions pairing is read here from domain §5.5's rules, not from the dialect module that
+builds and judges those requests (``ctxmodel.dialects``), and the trim terms (the last user message,
+system messages, the floor, a partial of a message) from §10's own words, not from the reference
+trimmer (``ctxmodel.trimming``): a judge that shared their reading would be blind to their bugs.
+Anthropic pairing is the judges' own reading (``json_reading.pairing_violations``, contract §3 rules 1
+and 4).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ctxmodel.properties.json_reading import canon, pairing_violations
+
+__all__ = [
+    "CHAT",
+    "chat_pairing_violations",
+    "floor",
+    "is_partial_of",
+    "is_system",
+    "last_user_index",
+    "match_in_order",
+    "violations",
+]
+
+Msg = Mapping[str, Any]
+
+#: The Chat Completions dialect's name (contract §7 ``dialect``).
+CHAT = "openai-chat"
+
+
+def _call_ids(message: Msg) -> list[str] | None:
+    """The ids an assistant message calls, or ``None`` when it makes no call."""
+    if message.get("role") != "assistant" or "tool_calls" not in message or message.get("tool_calls") is None:
+        return None
+    calls = message["tool_calls"]
+    if not isinstance(calls, list):
+        return []
+    return [str(c.get("id")) for c in calls if isinstance(c, Mapping)]
+
+
+def chat_pairing_violations(messages: Sequence[Msg]) -> Counter[tuple[str, str]]:
+    """Domain §5.5's pairing rules, by rule and tool id: a ``tool`` message outside the run of tool
+    messages right after an assistant message with calls; one in a run answering an id its assistant
+    did not call; a second answer in a run; a call its run leaves unanswered (a last message's too);
+    an empty ``tool_calls``."""
+    out: Counter[tuple[str, str]] = Counter()
+    k = 0
+    while k < len(messages):
+        message = messages[k]
+        ids = _call_ids(message)
+        if message.get("role") == "tool":
+            out[("tool-without-call", str(message.get("tool_call_id")))] += 1
+            k += 1
+            continue
+        k += 1
+        if ids is None:
+            continue
+        if not ids and message.get("tool_calls") == []:
+            out[("empty-tool-calls", "")] += 1
+        answered: Counter[str] = Counter()
+        while k < len(messages) and messages[k].get("role") == "tool":
+            tool_id = str(messages[k].get("tool_call_id"))
+            if tool_id not in ids:
+                out[("tool-call-id-not-found", tool_id)] += 1
+            elif answered[tool_id]:
+                out[("duplicate-tool-message", tool_id)] += 1
+            answered[tool_id] += 1
+            k += 1
+        for tool_id in dict.fromkeys(ids):
+            if not answered[tool_id]:
+                out[("unanswered-tool-call", tool_id)] += 1
+    return out
+
+
+def violations(messages: Sequence[Msg], dialect: str) -> Counter[tuple[str, str]]:
+    """The pairing violations of contract §10.1 in ``dialect``."""
+    return chat_pairing_violations(messages) if dialect == CHAT else pairing_violations(messages)
+
+
+def is_system(message: Msg, dialect: str) -> bool:
+    """A system message (contract §10 terms): Chat Completions ``system`` or ``developer``."""
+    return dialect == CHAT and message.get("role") in ("system", "developer")
+
+
+def _holds_results(message: Msg) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "tool_result"
+                                             for b in content)
+
+
+def last_user_index(messages: Sequence[Msg], dialect: str) -> int | None:
+    """The last user message (contract §10 terms): in Anthropic, the last one without results."""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.get("role") == "user" and (dialect == CHAT or not _holds_results(message)):
+            return i
+    return None
+
+
+def floor(messages: Sequence[Msg], dialect: str, policies: Mapping[str, str]) -> list[int]:
+    """The floor (contract §10 terms): what the declared policies require an answer to keep."""
+    out: set[int] = set()
+    system = policies.get("trimSystem", "keep")
+    for i, message in enumerate(messages):
+        if is_system(message, dialect) and (system == "keep" or (system == "first" and i == 0)):
+            out.add(i)
+    last = last_user_index(messages, dialect)
+    if last is not None and policies.get("trimLastUser", "keep") == "keep":
+        out.add(last)
+    return sorted(out)
+
+
+def _cut(part: Any, original: Any) -> bool:
+    """``part`` is ``original`` or, for text parts, the same part with a non-empty substring of its text."""
+    if canon(part) == canon(original):
+        return True
+    if not (isinstance(part, Mapping) and isinstance(original, Mapping)):
+        return False
+    if part.get("type") != "text" or original.get("type") != "text":
+        return False
+    text, whole = part.get("text"), original.get("text")
+    rest = {k: v for k, v in part.items() if k != "text"}
+    return (isinstance(text, str) and isinstance(whole, str) and bool(text) and text in whole
+            and canon(rest) == canon({k: v for k, v in original.items() if k != "text"}))
+
+
+def is_partial_of(message: Msg, original: Msg) -> bool:
+    """A partial of ``original`` (contract §10 terms): every key but ``content`` unchanged, the
+    content a cut of the original's (a substring of a string; a subsequence of parts, text parts cut)."""
+    if canon({k: v for k, v in message.items() if k != "content"}) != canon(
+            {k: v for k, v in original.items() if k != "content"}):
+        return False
+    content, whole = message.get("content"), original.get("content")
+    if isinstance(content, str) and isinstance(whole, str):
+        return bool(content) and content in whole
+    if not (isinstance(content, list) and isinstance(whole, list)) or not content:
+        return False
+    j = 0
+    for part in content:
+        while j < len(whole) and not _cut(part, whole[j]):
+            j += 1
+        if j == len(whole):
+            return False
+        j += 1
+    return True
+
+
+def match_in_order(
+    output: Sequence[Msg], history: Sequence[Msg], partial: bool
+) -> tuple[list[int] | None, int, str]:
+    """Each output message matched to a later input message than the one before (equal, or a partial
+    of it when ``partial``), the earliest first (which finds a match whenever one exists):
+    ``(input indices, -1, "")``, else ``(None, first output index not matched, why)``, ``why`` one of
+    ``invented``, ``cut-undeclared``, ``duplicated``, ``moved`` (contract §10.2)."""
+    keys = [canon(m) for m in history]
+    relation: Callable[[Msg, int], bool] = (
+        (lambda m, i: canon(m) == keys[i] or is_partial_of(m, history[i])) if partial
+        else (lambda m, i: canon(m) == keys[i]))
+    out: list[int] = []
+    at = 0
+    for j, message in enumerate(output):
+        i = at
+        while i < len(history) and not relation(message, i):
+            i += 1
+        if i < len(history):
+            out.append(i)
+            at = i + 1
+            continue
+        anywhere = [i for i in range(len(history)) if relation(message, i)]
+        if not anywhere:
+            cut = not partial and any(is_partial_of(message, m) for m in history)
+            return None, j, "cut-undeclared" if cut else "invented"
+        if all(i in out for i in anywhere):
+            return None, j, "duplicated"
+        return None, j, "moved"
+    return out, -1, ""

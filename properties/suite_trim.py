@@ -1,0 +1,275 @@
+"""Properties of ``trim`` (contract §10), in the dialect the target declares.
+
+What every trimmer must do, whatever it keeps: answer with no pairing violation its input did not
+have, return messages of its input in order (or declared partials), fit its budget by its own
+``count`` whenever the floor (what its policies keep) fits and say so otherwise, keep system
+messages and the last user message as declared, and give the same answer when handed its answer.
+Purity (§10.6's first half) is ``purity.trim``; what every ``count`` must do (§10.7) is in
+``suite_count``. Which messages a trimmer drops, and why, is its own choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, Witness, check, declare_op
+from ctxmodel.properties.chat_yardsticks import (
+    CHAT,
+    floor,
+    is_partial_of,
+    is_system,
+    last_user_index,
+    match_in_order,
+    violations,
+)
+from ctxmodel.properties.json_reading import canon, short
+
+Msg = dict[str, Any]
+
+
+def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from ctxmodel.strategies.trim import trim_requests
+
+    return trim_requests(policies)
+
+
+#: The broken trimmers (``tests/targets/broken_trim.py``), one bug each.
+_B = "python:tests.targets.broken_trim"
+
+declare_op("trim", params=_requests, purity_witnesses=(
+    Witness(f"{_B}:MutatesInput", "mutates-input"),
+    Witness(f"{_B}:Nondeterministic", "answers-differently"),
+))
+
+
+def _prop(
+    pid: str, clause: str, summary: str, *, witnesses: tuple[Witness, ...], policies: tuple[str, ...] = (),
+    requires: tuple[str, ...] = ("trim",),
+) -> Callable[[Check], Check]:
+    return check(pid, op="trim", clause=clause, summary=summary, params=_requests, witnesses=witnesses,
+                 policies=("dialect", *policies), requires=requires)
+
+
+def _dialect(probe: Probe) -> str:
+    return str(probe.policies.get("dialect", "anthropic"))
+
+
+def answer(result: Any) -> tuple[list[Msg] | None, str | None, str | None]:
+    """``(messages, error, problem)``: a list of message objects, or the controlled error, or what is
+    wrong with a reply that is neither (contract §10 result)."""
+    if not isinstance(result, dict):
+        return None, None, f"trim returned {short(result)}: expected an object"
+    messages, error = result.get("messages"), result.get("error")
+    if error is not None:
+        if not isinstance(error, str) or not error or messages is not None:
+            return None, None, f"trim returned {short(result)}: an error is a non-empty string, without messages"
+        return None, error, None
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        return None, None, f"trim returned {short(result)}: expected {{\"messages\": [..]}} or {{\"error\": str}}"
+    return messages, None, None
+
+
+def _returned(ex: Exchange) -> list[Msg] | None:
+    return answer(ex.result)[0]
+
+
+@_prop(
+    "trim.accepted",
+    "contract §10.1",
+    "The answer has no pairing violation its input did not have (by rule and tool id, in the declared dialect), "
+    "and a non-empty input is never answered with no messages.",
+    witnesses=(Witness(f"{_B}:CutsBetweenCallAndResult", "pairing-broken"), Witness(f"{_B}:Empties", "emptied")),
+)
+def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    out = _returned(ex)
+    if out is None:
+        return
+    history: list[Msg] = ex.params["messages"]
+    if history and not out:
+        yield Finding.fail("trim answered a non-empty history with no messages",
+                           "a request the API accepts: never an empty one (§10.1)", code="emptied")
+        return
+    dialect = _dialect(probe)
+    new = violations(out, dialect) - violations(history, dialect)
+    if new:
+        (rule, tool_id), *_ = sorted(new)
+        yield Finding.fail(
+            f"the answer has a pairing violation its input did not have: {rule} for {tool_id!r}",
+            "no new pairing violation (§10.1)", code="pairing-broken",
+        )
+
+
+@_prop(
+    "trim.keeps-order",
+    "contract §10.2",
+    "Every returned message is a message of the input, or a declared partial of one, in the input's order; "
+    "nothing is invented, duplicated or moved.",
+    policies=("trimPartial",),
+    witnesses=(
+        Witness(f"{_B}:HoistsSystemMessages", "moved"),
+        Witness(f"{_B}:InventsANotice", "invented"),
+        Witness(f"{_B}:CutsWithoutDeclaring", "cut-undeclared"),
+        Witness(f"{_B}:RepeatsTheLastUser", "duplicated"),
+    ),
+)
+def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    out = _returned(ex)
+    if out is None:
+        return
+    partial = probe.policies.get("trimPartial", "no") == "yes"
+    matched, j, why = match_in_order(out, ex.params["messages"], partial)
+    if matched is not None:
+        return
+    said = {
+        "invented": "is not a message of the input" + ("" if not partial else " nor a partial of one"),
+        "cut-undeclared": "is a cut of an input message, and the target does not declare trimPartial=yes",
+        "duplicated": "repeats an input message returned already",
+        "moved": "is an input message returned out of the input's order",
+    }[why]
+    yield Finding.fail(f"messages.{j} of the answer ({short(out[j], 100)}) {said}",
+                       "the input's messages, in order, or declared partials of them (§10.2)", code=why)
+
+
+def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int | None:
+    request: dict[str, Any] = {"messages": messages}
+    if _dialect(probe) != CHAT and isinstance(params.get("systemPrompt"), str):
+        request["systemPrompt"] = params["systemPrompt"]
+    tokens = probe.call("count", request).get("tokens")
+    return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
+
+
+@_prop(
+    "trim.fits",
+    "contract §10.3",
+    "With a budget, the answer's count by the target's own count is within maxTokens; the controlled error only "
+    "when neither the input nor the floor (what the policies keep) fits.",
+    policies=("trimBudget", "trimSystem", "trimLastUser"),
+    requires=("trim", "count"),
+    witnesses=(
+        Witness(f"{_B}:OverBudgetAsSuccess", "over-budget"),
+        Witness(f"{_B}:ReturnsInputUntrimmed", "untrimmed"),
+        Witness(f"{_B}:GivesUpEarly", "gave-up"),
+        Witness(f"{_B}:ShapelessReply", "bad-result"),
+    ),
+)
+def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    out, error, problem = answer(ex.result)
+    if problem is not None:
+        yield Finding.fail(problem, "the trimmed messages, or the controlled error (§10)", code="bad-result")
+        return
+    budget = ex.params.get("maxTokens")
+    if not isinstance(budget, int):
+        return
+    history: list[Msg] = ex.params["messages"]
+    if out is not None:
+        tokens = _count(probe, out, ex.params)
+        if tokens is None or tokens <= budget:
+            return
+        untrimmed = canon(out) == canon(history)
+        yield Finding.fail(
+            f"trim returned {'its input unchanged' if untrimmed else f'{len(out)} messages'}, which its own count "
+            f"puts at {tokens} tokens, over the budget of {budget}",
+            "an answer within maxTokens by the target's count, or the controlled error (§10.3)",
+            code="untrimmed" if untrimmed else "over-budget",
+        )
+        return
+    whole = _count(probe, history, ex.params)
+    kept = [history[i] for i in floor(history, _dialect(probe), probe.policies)]
+    if whole is not None and whole <= budget:
+        yield Finding.fail(f"trim gave up ({short(error)}) though its input fits: {whole} of {budget} tokens",
+                           "the controlled error only when nothing the policies allow fits (§10.3)", code="gave-up")
+        return
+    low = _count(probe, kept, ex.params) if kept else None
+    if low is not None and low <= budget:
+        yield Finding.fail(
+            f"trim gave up ({short(error)}) though the {len(kept)} messages its policies keep fit: {low} of "
+            f"{budget} tokens by its own count",
+            "the controlled error only when nothing the policies allow fits (§10.3)", code="gave-up",
+        )
+
+
+@_prop(
+    "trim.system-as-declared",
+    "contract §10.4",
+    "System and developer messages are returned as trimSystem declares: every one (keep), a leading one (first).",
+    policies=("trimSystem", "trimPartial"),
+    witnesses=(Witness(f"{_B}:DropsTheSystemPrompt", "system-dropped"),),
+)
+def system_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    out = _returned(ex)
+    dialect = _dialect(probe)
+    if out is None or dialect != CHAT:
+        return  # in Anthropic the system prompt is a param, never part of the answer
+    history: list[Msg] = ex.params["messages"]
+    policy = probe.policies.get("trimSystem", "keep")
+    partial = probe.policies.get("trimPartial", "no") == "yes"
+    if policy == "first" and history and is_system(history[0], dialect):
+        if not out or not (canon(out[0]) == canon(history[0]) or (partial and is_partial_of(out[0], history[0]))):
+            yield Finding.fail("the leading system message of the input is not the answer's first message",
+                               "trimSystem=first: a leading system message is kept (§10.4)", code="system-dropped")
+        return
+    if policy != "keep":
+        return
+    wanted = [canon(m) for m in history if is_system(m, dialect)]
+    have = [canon(m) for m in out if is_system(m, dialect)]
+    for key in dict.fromkeys(wanted):
+        if have.count(key) < wanted.count(key) and not partial:
+            i = next(i for i, m in enumerate(history) if canon(m) == key)
+            yield Finding.fail(f"system message messages.{i} of the input ({short(history[i], 80)}) was dropped",
+                               "trimSystem=keep: every system message is returned (§10.4)", code="system-dropped")
+            return
+    if partial and len(have) < len(wanted):
+        yield Finding.fail(f"{len(wanted) - len(have)} of the input's {len(wanted)} system messages were dropped",
+                           "trimSystem=keep: every system message is returned (§10.4)", code="system-dropped")
+
+
+@_prop(
+    "trim.last-user-as-declared",
+    "contract §10.5",
+    "Under trimLastUser=keep the input's last user message is the answer's last user message (or a declared "
+    "partial of it).",
+    policies=("trimLastUser", "trimPartial"),
+    witnesses=(Witness(f"{_B}:DropsTheLastUser", "last-user-dropped"),),
+)
+def last_user_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    out = _returned(ex)
+    if out is None or probe.policies.get("trimLastUser", "keep") != "keep":
+        return
+    dialect = _dialect(probe)
+    history: list[Msg] = ex.params["messages"]
+    wanted = last_user_index(history, dialect)
+    if wanted is None:
+        return
+    got = last_user_index(out, dialect)
+    original = history[wanted]
+    if got is not None and (canon(out[got]) == canon(original) or (
+            probe.policies.get("trimPartial", "no") == "yes" and is_partial_of(out[got], original))):
+        return
+    yield Finding.fail(
+        f"the input's last user message (messages.{wanted}: {short(original, 80)}) is not the answer's last user "
+        "message",
+        "trimLastUser=keep: the last user message survives (§10.5)", code="last-user-dropped",
+    )
+
+
+@_prop(
+    "trim.idempotent",
+    "contract §10.6",
+    "Trimming the answer again with the same params returns it unchanged.",
+    witnesses=(Witness(f"{_B}:DropsOneMoreEachTime", "not-idempotent"),),
+)
+def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    out = _returned(ex)
+    if out is None:
+        return
+    again = probe.call("trim", {**ex.params, "messages": out})
+    second, error, _ = answer(again)
+    if second is not None and canon(second) == canon(out):
+        return
+    said = f"an error ({short(error)})" if error is not None else (
+        f"{short(again)}" if second is None else f"{len(second)} messages instead of the {len(out)} given")
+    yield Finding.fail(f"trimming the answer again returned {said}", "trim(trim(x)) == trim(x) (§10.6)",
+                       code="not-idempotent")

@@ -1,0 +1,228 @@
+"""Legitimate request-time trimmers (contract §10), each a ``python:tests.targets.trimmers:Class``
+target, in both dialects (``...Chat`` classes declare ``openai-chat``): they make other valid choices
+than the reference and declare them, and every ``trim`` property must pass on them.
+
+- ``Reference``/``ReferenceChat``: the reference's own ops, the base the broken ones change.
+- ``SuffixCut``: the longest suffix that fits, started at a safe boundary (never a tool answer), a
+  leading system message kept (LangChain's ``trim_messages(strategy="last", include_system=True)``).
+- ``HeadAndTail``: the task (leading system messages and the first user message) and the longest
+  tail that fits after it; without room for the task, a suffix cut.
+- ``DropOldestTurn``: whole turns dropped oldest first, system messages with them; it gives up when
+  not even the last turn fits, and declares that it may.
+- ``Pruner``: no budget; the calls of all but the last two assistant messages with calls removed,
+  each with its answers.
+
+They read messages with their own helpers, not ``ctxmodel.trimming``, and count with the
+reference's count of their dialect, which their ``count`` op answers with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ctxmodel.targets import reference as ref
+
+Params = dict[str, Any]
+Msg = dict[str, Any]
+
+
+class Reference:
+    """The reference's ``trim`` and ``count`` in a declared dialect, as a worker target."""
+
+    name = "trimmer-reference"
+    dialect: ClassVar[str] = "anthropic"
+    policies: ClassVar[dict[str, str]] = dict(ref.REFERENCE_TRIM_POLICIES)
+
+    def describe(self, params: Params) -> Params:
+        return {"protocol": 1, "name": self.name, "version": "1", "ops": ["describe", "trim", "count"],
+                "tokenizer": "zoo", "dialect": self.dialect, "policies": dict(self.policies)}
+
+    @property
+    def chat(self) -> bool:
+        return self.dialect == "openai-chat"
+
+    def count(self, params: Params) -> Params:
+        return ref.op_chat_count(params) if self.chat else ref.op_count(params)
+
+    def trim(self, params: Params) -> Params:
+        return ref.op_chat_trim(params) if self.chat else ref.op_trim(params)
+
+    # -- helpers the trimmers share -------------------------------------------------------------
+
+    def measure(self, params: Params) -> Callable[[list[Msg]], int]:
+        """The count the budget is measured by: this target's own ``count``."""
+        system = params.get("systemPrompt")
+
+        def count(messages: list[Msg]) -> int:
+            request: Params = {"messages": messages}
+            if not self.chat and isinstance(system, str):
+                request["systemPrompt"] = system
+            tokens: int = self.count(request)["tokens"]
+            return tokens
+
+        return count
+
+    def answers_a_call(self, message: Msg) -> bool:
+        """A message that must follow its call: a tool message, or a user message with results."""
+        if self.chat:
+            return message.get("role") == "tool"
+        content = message.get("content")
+        return message.get("role") == "user" and isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+    def is_system(self, message: Msg) -> bool:
+        return self.chat and message.get("role") in ("system", "developer")
+
+    def starts_turn(self, message: Msg) -> bool:
+        return message.get("role") == "user" and not self.answers_a_call(message)
+
+    def leading_systems(self, messages: list[Msg]) -> int:
+        n = 0
+        while n < len(messages) and self.is_system(messages[n]):
+            n += 1
+        return n
+
+
+class ReferenceChat(Reference):
+    name = "trimmer-reference-chat"
+    dialect = "openai-chat"
+
+
+def _budget(params: Params) -> int | None:
+    budget = params.get("maxTokens")
+    return budget if isinstance(budget, int) else None
+
+
+class SuffixCut(Reference):
+    """The longest fitting suffix from a safe boundary, after a leading system message."""
+
+    name = "trimmer-suffix-cut"
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "first", "trimLastUser": "any", "trimPartial": "no"}
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        budget = _budget(params)
+        count = self.measure(params)
+        if budget is None or count(messages) <= budget:
+            return {"messages": list(messages)}
+        head = messages[:1] if messages and self.is_system(messages[0]) else []
+        for start in range(len(head), len(messages) + 1):
+            if start < len(messages) and self.answers_a_call(messages[start]):
+                continue
+            out = head + messages[start:]
+            if out and count(out) <= budget:
+                return {"messages": out}
+        return {"error": f"nothing fits {budget} tokens"}
+
+
+class SuffixCutChat(SuffixCut):
+    name = "trimmer-suffix-cut-chat"
+    dialect = "openai-chat"
+
+
+class HeadAndTail(Reference):
+    """The task and the longest tail that fits after it; a suffix cut when the task leaves no room."""
+
+    name = "trimmer-head-and-tail"
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "first", "trimLastUser": "any", "trimPartial": "no"}
+
+    def _tails(self, messages: list[Msg], head: list[Msg], after: int, count: Callable[[list[Msg]], int],
+               budget: int) -> list[Msg] | None:
+        for start in range(after, len(messages) + 1):
+            if start < len(messages) and self.answers_a_call(messages[start]):
+                continue
+            out = head + messages[start:]
+            if out and count(out) <= budget:
+                return out
+        return None
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        budget = _budget(params)
+        count = self.measure(params)
+        if budget is None or count(messages) <= budget:
+            return {"messages": list(messages)}
+        systems = self.leading_systems(messages)
+        task = systems + 1 if systems < len(messages) and self.starts_turn(messages[systems]) else systems
+        found = self._tails(messages, messages[:task], task, count, budget)
+        if found is None:
+            first = min(systems, 1)
+            found = self._tails(messages, messages[:first], first, count, budget)
+        return {"messages": found} if found is not None else {"error": f"nothing fits {budget} tokens"}
+
+
+class HeadAndTailChat(HeadAndTail):
+    name = "trimmer-head-and-tail-chat"
+    dialect = "openai-chat"
+
+
+class DropOldestTurn(Reference):
+    """Whole turns, oldest first, system messages with them; an error when the last turn does not fit."""
+
+    name = "trimmer-drop-oldest-turn"
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no"}
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        budget = _budget(params)
+        count = self.measure(params)
+        if budget is None or count(messages) <= budget:
+            return {"messages": list(messages)}
+        starts = [i for i, m in enumerate(messages) if i and self.starts_turn(m)]
+        for start in starts:
+            out = messages[start:]
+            if count(out) <= budget:
+                return {"messages": out}
+        return {"error": f"the last turn alone is over {budget} tokens"}
+
+
+class DropOldestTurnChat(DropOldestTurn):
+    name = "trimmer-drop-oldest-turn-chat"
+    dialect = "openai-chat"
+
+
+class Pruner(Reference):
+    """Old tool traffic removed: every call message but the last two, each with its answers."""
+
+    name = "trimmer-pruner"
+    policies: ClassVar[dict[str, str]] = {**ref.REFERENCE_TRIM_POLICIES, "trimBudget": "none"}
+    keep_calls = 2
+
+    def _calls(self, message: Msg) -> bool:
+        if message.get("role") != "assistant":
+            return False
+        if self.chat:
+            return bool(message.get("tool_calls"))
+        content = message.get("content")
+        return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content)
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        callers = [i for i, m in enumerate(messages) if self._calls(m)]
+        old = set(callers[: max(0, len(callers) - self.keep_calls)])
+        out: list[Msg] = []
+        dropping = False
+        for i, message in enumerate(messages):
+            if i in old:
+                dropping = True
+                continue
+            if dropping and self.answers_a_call(message):
+                if not self.chat:
+                    dropping = False  # one message of results answers one call message
+                continue
+            dropping = False
+            out.append(message)
+        return {"messages": out}
+
+
+class PrunerChat(Pruner):
+    name = "trimmer-pruner-chat"
+    dialect = "openai-chat"
+
+
+#: Every legitimate trimmer, by the class name its spec names.
+LEGITIMATE: tuple[str, ...] = (
+    "Reference", "ReferenceChat", "SuffixCut", "SuffixCutChat", "HeadAndTail", "HeadAndTailChat",
+    "DropOldestTurn", "DropOldestTurnChat", "Pruner", "PrunerChat",
+)

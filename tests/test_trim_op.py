@@ -1,0 +1,137 @@
+"""The ``trim`` op (contract §10): the reference in both dialects and the legitimate trimmers pass every
+``trim`` property and every §10.7 ``count`` property at ``--profile ci``; the dialect is declared at
+the handshake; the yardsticks read Chat Completions pairing as domain §5.5 states it. (The broken
+trimmers are each caught with their code by ``tests/test_witnesses.py``, which runs every declared
+witness.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmodel import engine
+from ctxmodel.engine import RunConfig
+from ctxmodel.errors import UsageError
+from ctxmodel.policies import resolve
+from ctxmodel.profiles import get_profile
+from ctxmodel.properties.chat_yardsticks import chat_pairing_violations, is_partial_of, match_in_order
+from ctxmodel.properties.registry import all_properties, select
+from ctxmodel.targets import TargetFailure, open_target, parse_spec
+from ctxmodel.targets.handshake import parse_description
+from tests.targets.trimmers import LEGITIMATE
+
+#: The §10 properties: every trim property and the count properties of §10.7.
+TRIM_PROPERTIES = [p for p in all_properties() if p.op == "trim" or p.clause == "contract §10.7"]
+
+
+#: The properties of the op itself: what the legitimate trimmers are held to (their ``count`` is the
+#: reference's, judged by the reference's runs).
+TRIM_OP_PROPERTIES = [p for p in TRIM_PROPERTIES if p.op == "trim"]
+
+
+def _run(spec: str, tmp_path: Path, props: list[Any] = TRIM_PROPERTIES,
+         max_examples: int | None = None) -> dict[str, str]:
+    target = open_target(spec)
+    try:
+        config = RunConfig(profile=get_profile("ci"), policies=resolve(target.description.policies),
+                           fixtures_dir=tmp_path, seed=0, database=None, target_spec=spec,
+                           max_examples=max_examples)
+        report = engine.run(props, config, target=target)
+    finally:
+        target.close()
+    return {o.prop.id: o.status + "".join(f" {k.key}" for k in o.kinds) for o in report.outcomes}
+
+
+def test_the_trim_properties_cover_every_clause_of_section_10() -> None:
+    clauses = {p.clause for p in TRIM_PROPERTIES}
+    assert clauses >= {f"contract §10.{n}" for n in range(1, 8)}
+    assert "purity.trim" in {p.id for p in TRIM_PROPERTIES}
+    assert {p.id for p in select(ops=["trim"])} >= {"trim.accepted", "trim.keeps-order", "trim.fits",
+                                                    "trim.system-as-declared", "trim.last-user-as-declared",
+                                                    "trim.idempotent", "purity.trim"}
+
+
+@pytest.mark.parametrize("spec", ["reference", "reference:openai-chat"])
+def test_the_reference_passes_every_trim_property(spec: str, tmp_path: Path) -> None:
+    statuses = _run(spec, tmp_path)
+    assert statuses == {p.id: "passed" for p in TRIM_PROPERTIES}
+
+
+@pytest.mark.parametrize("name", LEGITIMATE)
+def test_a_legitimate_trimmer_passes(name: str, tmp_path: Path) -> None:
+    """Fewer examples than ci's 60 (ten worker targets): each trimmer's own choices, under the budgets
+    of every point, still meet the shapes that tell them apart from the reference."""
+    statuses = _run(f"python:tests.targets.trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES, max_examples=20)
+    assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
+
+
+def test_the_reference_declares_its_dialect() -> None:
+    assert open_target("reference").description.dialect == "anthropic"
+    chat = open_target("reference:openai-chat").description
+    assert chat.dialect == "openai-chat" and chat.ops == {"describe", "trim", "count"}
+    assert str(parse_spec("reference:openai-chat")) == "reference:openai-chat"
+    assert str(parse_spec("reference:anthropic")) == "reference"
+    with pytest.raises(UsageError, match="reference:DIALECT"):
+        parse_spec("reference:openai")
+
+
+GOOD: dict[str, Any] = {"protocol": 1, "name": "t", "version": "1", "ops": ["describe", "trim", "count"]}
+
+
+def test_the_handshake_reads_and_checks_the_dialect() -> None:
+    assert parse_description(GOOD, "f").dialect == "anthropic"
+    assert "dialect" not in parse_description(GOOD, "f").policies
+    assert parse_description({**GOOD, "dialect": "openai-chat"}, "f").policies["dialect"] == "openai-chat"
+    with pytest.raises(TargetFailure, match=r"dialect 'openai': unknown dialect \(did you mean 'openai-chat'\?\)"):
+        parse_description({**GOOD, "dialect": "openai"}, "f")
+    with pytest.raises(TargetFailure, match="ops normalize are defined on Anthropic messages only"):
+        parse_description({**GOOD, "dialect": "openai-chat", "ops": ["trim", "normalize"]}, "f")
+    with pytest.raises(TargetFailure, match="not among the policies"):
+        parse_description({**GOOD, "policies": {"dialect": "openai-chat"}}, "f")
+    with pytest.raises(TargetFailure, match="trimSystem=kept: unknown value"):
+        parse_description({**GOOD, "policies": {"trimSystem": "kept"}}, "f")
+
+
+def test_a_target_that_lists_no_ops_is_not_taken_to_offer_trim() -> None:
+    ops = parse_description({"protocol": 1}, "f").ops
+    assert "trim" not in ops and "count" in ops
+
+
+def _call(tool_id: str) -> dict[str, Any]:
+    return {"id": tool_id, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
+def test_chat_pairing_is_read_as_domain_5_5_states_it() -> None:
+    user = {"role": "user", "content": "go"}
+    calls = {"role": "assistant", "content": None, "tool_calls": [_call("a"), _call("b")]}
+
+    def tool(tool_id: str) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": tool_id, "content": "ok"}
+
+    assert chat_pairing_violations([user, calls, tool("b"), tool("a")]) == {}
+    assert chat_pairing_violations([user, calls, tool("a")]) == {("unanswered-tool-call", "b"): 1}
+    assert chat_pairing_violations([user, tool("a")]) == {("tool-without-call", "a"): 1}
+    assert chat_pairing_violations([user, calls, tool("a"), tool("a"), tool("b"), tool("c")]) == {
+        ("duplicate-tool-message", "a"): 1, ("tool-call-id-not-found", "c"): 1}
+    assert chat_pairing_violations([calls, user, tool("a"), tool("b")]) == {
+        ("unanswered-tool-call", "a"): 1, ("unanswered-tool-call", "b"): 1,
+        ("tool-without-call", "a"): 1, ("tool-without-call", "b"): 1}
+    assert chat_pairing_violations([user, {"role": "assistant", "tool_calls": []}]) == {("empty-tool-calls", ""): 1}
+
+
+def test_order_and_partials_are_read_as_section_10_states_them() -> None:
+    a, b, c = ({"role": "user", "content": f"message {n} " * 5} for n in range(3))
+    assert match_in_order([a, c], [a, b, c], partial=False) == ([0, 2], -1, "")
+    assert match_in_order([c, a], [a, b, c], partial=False)[2] == "moved"
+    assert match_in_order([a, a], [a, b, c], partial=False)[2] == "duplicated"
+    assert match_in_order([{"role": "user", "content": "new"}], [a, b, c], partial=False)[2] == "invented"
+    cut = {"role": "user", "content": "message 1 message 1"}
+    assert match_in_order([cut], [a, b, c], partial=False)[2] == "cut-undeclared"
+    assert match_in_order([cut], [a, b, c], partial=True) == ([1], -1, "")
+    parts = {"role": "user", "content": [{"type": "text", "text": "one two"}, {"type": "text", "text": "three"}]}
+    assert is_partial_of({"role": "user", "content": [{"type": "text", "text": "two"}]}, parts)
+    assert not is_partial_of({"role": "user", "content": [{"type": "text", "text": "three"},
+                                                          {"type": "text", "text": "one"}]}, parts)
+    assert not is_partial_of({"role": "assistant", "content": "message 1"}, b)
