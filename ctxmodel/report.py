@@ -212,7 +212,7 @@ KNOWN_FAILURE = "ctxmodel.known-failure"
 
 
 def junit_xml(outcomes: Sequence[Outcome], *, target_spec: str, suite: str = "ctxmodel") -> str:
-    """One testcase per property (harness-lessons lesson 7), for CI dashboards.
+    """One testcase per property, for CI dashboards (a suite-level failure would hide which rule broke).
 
     A property that fails only on kinds of the baseline is ``skipped`` with the kinds as its reason,
     as pytest writes an expected failure: dashboards count it apart and do not fail the job on it,

@@ -1,4 +1,4 @@
-"""``ctxmodel fuzz``: a campaign of many workers on a shared example database (issue 6), and
+"""``ctxmodel fuzz``: a campaign of many workers on a shared example database, and
 ``ctxmodel fuzz report``: the one report of a campaign that machines joined through Redis.
 
 Exit codes are contract §9's: 0 every property held for the whole campaign, 1 a property failed

@@ -1,4 +1,4 @@
-"""Fuzz campaigns (issue 6): a thin orchestrator over plain Hypothesis, never an engine of our own.
+"""Fuzz campaigns: a thin orchestrator over plain Hypothesis, never an engine of our own.
 
 - ``campaign``: N worker processes, each with its own seed, round-robin over the properties (more
   examples for the ones still finding new events), one shared example database, one coordinator

@@ -1,4 +1,4 @@
-"""The stateful agent-loop model: a ``RuleBasedStateMachine`` that plays an agent session (issue 6).
+"""The stateful agent-loop model: a ``RuleBasedStateMachine`` that plays an agent session.
 
 Single-call properties judge one op on one input. Some bugs only a sequence reaches: a truncation
 whose marker a later rewind deletes, a second truncation that re-tags the first one's marker, a
@@ -47,6 +47,7 @@ from hypothesis.stateful import (
 from ctxmodel import codec
 from ctxmodel.errors import CtxmodelError
 from ctxmodel.fuzz.results import FailureRecord
+from ctxmodel.hypothesis_hooks import set_database_key, set_seed
 from ctxmodel.targets.base import Target
 
 __all__ = [
@@ -377,8 +378,7 @@ def agent_loop_machine(target: Target, *, policies: Mapping[str, str], tokenizer
         (AgentLoop,),
         {"target": target, "policies": dict(policies), "tokenizer": tokenizer, "failures": [], "known_met": set()},
     )
-    key = f"ctxmodel-agent-loop:{target.description.name}".encode()
-    machine._hypothesis_internal_add_digest = key
+    set_database_key(machine, f"ctxmodel-agent-loop:{target.description.name}")
     return machine
 
 
@@ -418,7 +418,7 @@ def run_loop_slice(
     machine.watch = watch
     machine.known = frozenset(known_kinds)
     # Not ``hypothesis.seed()``: it also sets ``database=None``, and the campaign's database is the point.
-    machine._hypothesis_internal_use_seed = seed
+    set_seed(machine, seed)
     try:
         with with_reporter(lambda _: None):
             run_state_machine_as_test(machine, settings=Settings(settings, stateful_step_count=30))

@@ -1,6 +1,6 @@
-"""Campaign orchestration: N worker processes over plain Hypothesis, one coordinator (issue 6).
+"""Campaign orchestration: N worker processes over plain Hypothesis, one coordinator.
 
-Why this shape (harness-lessons lesson 9, pitfall 7):
+Why this shape (what long Hypothesis campaigns need: seeds, not xdist; time where new events still come):
 
 - Parallelism is by seed per process, never xdist: each worker runs every unit (a property, or the
   stateful agent loop) in slices of examples with its own seed, all on one shared example
@@ -237,14 +237,10 @@ class _Watch:
 
 def hypothesis_events() -> set[str]:
     """The ``event()`` labels of the running example so far (the strategies label every draw,
-    ``ctxmodel.strategies.labels``). Read through the build context ``event()`` itself writes to."""
-    from hypothesis.control import current_build_context
+    ``ctxmodel.strategies.labels``)."""
+    from ctxmodel.hypothesis_hooks import example_events
 
-    try:
-        events = current_build_context().data.events
-    except Exception:  # no running example, or Hypothesis moved the attribute: no events, not a crash
-        return set()
-    return {k if v in ("", None) else f"{k}: {v}" for k, v in dict(events).items()}
+    return example_events()
 
 
 def watched(prop: Any, watch: _Watch) -> Any:

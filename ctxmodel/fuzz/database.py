@@ -1,10 +1,10 @@
-"""The campaign's example database: a cache shared by every worker (harness-lessons lesson 1).
+"""The campaign's example database: a cache shared by every worker, never the memory.
 
 ``PATH`` is a ``DirectoryBasedExampleDatabase`` (embedded, safe for many processes: one file per
 entry); ``redis://host:port/N`` is Hypothesis's own ``RedisExampleDatabase``, so workers on other
 machines replay what any of them found. Either way the database is set explicitly on every run:
-Hypothesis's built-in ``ci`` profile (auto-loaded when ``CI`` is set) has none (pitfall 4).
-Redis entries expire after 8 days without runs (pitfall 5): fixtures, not the database, are the
+Hypothesis's built-in ``ci`` profile (auto-loaded when ``CI`` is set) has none.
+Redis entries expire after 8 days without runs: fixtures, not the database, are the
 memory.
 """
 

@@ -3,7 +3,7 @@
 Hypothesis ``event()`` calls in the checks tell us about behaviour; these tell us about the input
 itself — which block kinds, metadata and pairing shapes (domain §1, §7 A) an example exercised —
 so the report can say what was covered, and the scheduler gives more time to a property whose
-inputs still reach new shapes (harness-lessons lesson 9). Computed from the observation's JSON
+inputs still reach new shapes. Computed from the observation's JSON
 arguments, never from the target, so it costs no call.
 """
 

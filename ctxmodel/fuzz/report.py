@@ -1,4 +1,4 @@
-"""The campaign report: ``report.json`` plus one self-contained HTML page (issue 6).
+"""The campaign report: ``report.json`` plus one self-contained HTML page.
 
 The page is for the person who has to act on a failure, so each failure is drawn as the
 conversation it is — messages as rows, tool pairs linked and coloured alike, the block the
@@ -265,7 +265,7 @@ def _chart(timeline: Sequence[Sequence[float]], failures: Sequence[Mapping[str, 
 
 #: Events Hypothesis records about its own work (filter retries, aborted draws), not about the input.
 _INTERNAL_EVENTS = ("Retried draw from ", "Aborted test because ", "gave up because", "Draw for ")
-#: The prefix of the events the strategies label each input's cells with (``ctxmodel.coverage``).
+#: The prefix of the events the strategies label each input's cells with (``ctxmodel.partition``).
 CELL_EVENT = "cell: "
 
 
@@ -305,9 +305,9 @@ def _coverage_html(properties: Sequence[Mapping[str, Any]], policies: Mapping[st
     ``cell:`` events) and the ones it never reached; then per op the cells no property reached, the
     impossible ones, and those the target's declared input space leaves out (with the reason), which
     are not counted as missed: the same reading as ``ctxmodel check --coverage``."""
-    from ctxmodel import partition as coverage
+    from ctxmodel import partition
 
-    cells = coverage.Coverage(excluded=coverage.excluded_by(policies))
+    cells = partition.Coverage(excluded=partition.excluded_by(policies))
     ran = []
     for prop in properties:
         ran.append(_Ran(prop["id"], prop["op"]))
@@ -332,7 +332,7 @@ def _coverage_html(properties: Sequence[Mapping[str, Any]], policies: Mapping[st
     if not rows:
         return '<p class="none">No property of an op with a partition (recover, effective, normalize) ran.</p>'
     ops = []
-    for o in coverage.op_summaries(covered, cells.excluded):
+    for o in partition.op_summaries(covered, cells.excluded):
         impossible = ", ".join(name for names in o.impossible.values() for name in names)
         ops.append(
             f'<li data-op="{_e(o.op)}"><b>{_e(o.op)}</b>: <span data-figure="cells-reached">'

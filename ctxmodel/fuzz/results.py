@@ -1,5 +1,5 @@
 """What a campaign found, as plain values: the one shape the coordinator, report.json and the HTML
-page share, so the page's figures can be checked against report.json (issue 6).
+page share, so the page's figures can be checked against report.json.
 
 A failure is a kind, as in ``ctxmodel check`` (``gate.finding_key``: ``property/code``, or
 ``target-<fault>``): a property that fails in three distinct ways has three records, each with its

@@ -16,7 +16,9 @@ NOTICE = "[Tool result truncated:"
 
 
 def describe(params: dict[str, Any]) -> dict[str, Any]:
-    return {**reference.describe(params), "name": "broken-loop-degrade"}
+    # The ops this module defines: a python target declares only what it offers.
+    ops = ["describe", "normalize", "effective", "request", "recover", "count"]
+    return {**reference.describe(params), "name": "broken-loop-degrade", "ops": ops}
 
 
 def effective(params: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,9 @@ from ctxmodel.targets import reference
 
 
 def describe(params: dict[str, Any]) -> dict[str, Any]:
-    return {**reference.describe(params), "name": "broken-loop-rewind"}
+    # The ops this module defines: a python target declares only what it offers.
+    ops = ["describe", "normalize", "effective", "request", "recover", "count"]
+    return {**reference.describe(params), "name": "broken-loop-rewind", "ops": ops}
 
 
 def _stale_effective(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
