@@ -1,4 +1,4 @@
-"""Every private Hypothesis hook ctxmodel relies on, in one place (``tests/test_hypothesis_hooks.py``
+"""Every private Hypothesis hook ctxmodel relies on, in one place (``tests/unit/test_hypothesis_hooks.py``
 fails when a Hypothesis release renames one).
 
 They exist for needs the public API does not meet: a test function built at run time needs its own

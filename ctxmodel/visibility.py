@@ -5,7 +5,7 @@ builder) calls :func:`visible_mask`, so they can never disagree (domain §7 B8):
 truncation, recount and ``getEffectiveApiHistory`` each had their own notion and drifted apart.
 The same rule on JSON, for the yardsticks and the strategies, is ``ctxmodel.contract_data``'s; it is
 restated here on the model rather than called, so that the properties, which judge with that one,
-are not blind to a bug in this one (``tests/test_spec_agreement.py`` holds the two to agree).
+are not blind to a bug in this one (``tests/property/test_spec_agreement.py`` holds the two to agree).
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ ParamsStrategy = Callable[[Mapping[str, str]], SearchStrategy[dict[str, Any]]]
 
 @attrs.frozen
 class Witness:
-    """A broken target the property must catch (``tests/test_witnesses.py`` runs every one): a property
+    """A broken target the property must catch (``tests/quality/test_witnesses.py`` runs every one): a property
     no target can fail is a bug. ``target`` is a spec the gate opens
     (``python:tests.targets.broken_recover:DeletesHidden``); ``code`` is the finding code the run must
     meet (``""`` for a check's one uncoded kind, ``target-exception`` for a target that crashes);

@@ -3,7 +3,7 @@
 Each module of this package defines ``COMMANDS`` (a list of click commands). A command's module is
 imported only when that command runs (``validate`` on a 1.8 MB file spent most of its
 time importing the gate, Hypothesis and the tokenizer it never used): :data:`COMMAND_MODULES` names
-the module of every command, and ``tests/test_cli_lazy.py`` checks it against what the modules
+the module of every command, and ``tests/integration/test_cli_lazy.py`` checks it against what the modules
 define. A command missing from the table is still found, by importing every module (slower, never
 wrong), so adding a command family works before the table is updated. ``ctxmodel --help`` imports
 them all, for their one-line help.

@@ -38,7 +38,7 @@ from ctxmodel.oracle import RULES, Rule, Violation, validate
 from ctxmodel.visibility import visible_mask
 
 #: ``ctxmodel.repair.ORPHANS``, spelled here so that ``validate`` and ``show`` do not import the
-#: repair module to build this one option (``tests/test_cli_lazy.py`` keeps the two equal).
+#: repair module to build this one option (``tests/integration/test_cli_lazy.py`` keeps the two equal).
 REPAIR_ORPHANS = ("to_text", "drop")
 
 

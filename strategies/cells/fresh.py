@@ -5,7 +5,7 @@ another and keep its first choices, so a cell drawn first would come back severa
 The guards here are drawn right after the first choices. The one private thing they need, a flag
 that lives one test case, is ``ctxmodel.hypothesis_hooks.first_ask_in_test_case``; what they rely on
 of the mutator's behaviour (it replays no recorded discard, it leaves the inside of a unique list
-alone) is held by ``tests/test_coverage.py``'s fresh-draw test.
+alone) is held by ``tests/unit/test_coverage.py``'s fresh-draw test.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from ctxmodel.cli import main
 from ctxmodel.codec import read
 from ctxmodel.tokens import get_counter, request_tokens
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

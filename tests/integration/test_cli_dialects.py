@@ -16,7 +16,7 @@ from ctxmodel.dialects import detect
 from ctxmodel.dialects.openai_chat import ORPHAN_TEXT, load, validate
 from ctxmodel.document import open_document
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 OPENAI = EXAMPLES / "openai"
 CLEAN, ORPHAN, UNANSWERED = (OPENAI / n for n in

@@ -16,7 +16,7 @@ from ctxmodel.fixtures import write_atomic
 from ctxmodel.targets.process import command_argv
 from ctxmodel.targets.spec import parse_spec
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CLEAN = EXAMPLES / "clean-session.json"
 
 

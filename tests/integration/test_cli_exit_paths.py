@@ -24,7 +24,7 @@ def test_an_interrupt_still_prints_the_summary_and_seed_and_writes_junit(tmp_pat
     proc = subprocess.Popen(
         [*CTXMODEL, "check", "--target", "reference", "--profile", "ci", "--seed", "3",
          "--fixtures", str(tmp_path / "fx"), "--junit", str(junit), "--jobs", jobs],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).parent.parent,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).parents[2],
         start_new_session=True,
     )
     assert proc.stdout is not None

@@ -19,7 +19,7 @@ from ctxmodel.cli import cli
 from ctxmodel.properties import catalogue, registry
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 FAULTY = ROOT / "tests" / "targets" / "faulty"
 NODE = ROOT / "examples" / "targets" / "node"
 

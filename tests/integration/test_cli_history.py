@@ -15,7 +15,7 @@ from ctxmodel.codec import loads, read
 from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BROKEN = {
     # file: (the API's text, as it must be printed, with the right path)
     "images-between-parallel-results.json": (

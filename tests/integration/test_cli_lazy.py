@@ -20,7 +20,7 @@ from click.testing import CliRunner
 import ctxmodel.cli as cli_pkg
 from ctxmodel.cli import COMMAND_MODULES, cli
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "clean-session.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "clean-session.json"
 
 
 def _defined() -> dict[str, str]:

@@ -30,9 +30,9 @@ from ctxmodel.events import (
 from ctxmodel.profiles import get_profile
 from ctxmodel.properties import catalogue, registry
 from ctxmodel.targets import open_target
-from tests.test_cli_jobs import RAISING, SMALL, TWO_BUGS
+from tests.integration.test_cli_jobs import RAISING, SMALL, TWO_BUGS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -158,7 +158,7 @@ def test_check_jobs_and_the_pytest_plugin_find_the_same_kinds(tmp_path: Path) ->
     plugin.mkdir()
     (plugin / "conftest.py").write_text(
         "from ctxmodel.properties import catalogue, registry\n"
-        "from tests.test_cli_jobs import SMALL\n"
+        "from tests.integration.test_cli_jobs import SMALL\n"
         "registry.all_properties()\n"
         "catalogue._REGISTRY.update({p.id: p for p in SMALL})\n"
     )

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from ctxmodel.cli import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CTXMODEL = [sys.executable, "-m", "ctxmodel"]
 #: A normalize whose every reply fails ``normalize.results-lead`` and whose shrink is slow (each call
 #: sleeps): a signal sent once the kind is met lands in the shrink.
@@ -138,7 +138,7 @@ def test_a_shrunk_timeout_still_times_out_under_the_run_s_timeout(tmp_path: Path
     from ctxmodel.gate import finding_key, replay
     from ctxmodel.profiles import get_profile
     from ctxmodel.targets import open_target
-    from tests.test_gate import FAULTY, SHAPE
+    from tests.integration.test_gate import FAULTY, SHAPE
 
     tiny = attrs.evolve(SHAPE, params=lambda _: st.integers(0, 8).map(
         lambda n: {"messages": [{"role": "user", "content": "a"}] * n}))

@@ -29,7 +29,7 @@ from ctxmodel.fuzz.results import CampaignResult
 #: Campaigns are the slow tier (python -m pytest -m slow).
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NODE_BUGGY = "exec:node examples/targets/node/target-buggy.js"
 FAST_BROKEN = "python:tests.targets.broken_normalize:UnmarkedSynthetic"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

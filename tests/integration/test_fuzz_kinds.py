@@ -19,7 +19,7 @@ from ctxmodel.targets.spec import open_target
 #: Shrinking three kinds on two shared cores takes about half a minute.
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 THREE = "python:tests.targets.three_bugs:ThreeWays"
 PROPERTY = "normalize.results-lead"
 KINDS = {f"{PROPERTY}/{code}" for code in ("result-after-image", "duplicate-result", "result-missing")}

@@ -23,7 +23,7 @@ from ctxmodel.fuzz.campaign import CampaignConfig, run_campaign
 #: Campaigns are the slow tier (python -m pytest -m slow).
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BROKEN = "python:tests.targets.broken_normalize:UnmarkedSynthetic"
 PROPERTY = "normalize.synthetic-marked"
 

@@ -28,7 +28,7 @@ from ctxmodel.fuzz.shared_campaign import SharedCampaign, check_name
 from ctxmodel.gate import replay
 from ctxmodel.targets.spec import open_target
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TWO = "python:tests.targets.two_places:TwoPlaces"
 
 

@@ -24,7 +24,7 @@ from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.targets import open_target
 from ctxmodel.targets.base import Target
 
-FAULTY = Path(__file__).parent / "targets" / "faulty"
+FAULTY = Path(__file__).parents[1] / "targets" / "faulty"
 
 
 def _messages(policies: Mapping[str, str]) -> st.SearchStrategy[dict[str, Any]]:

@@ -15,7 +15,7 @@ from ctxmodel.policies import check_policy, resolve
 from ctxmodel.targets import OPS, TargetFailure, open_target
 from ctxmodel.targets.handshake import parse_description
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOOD: dict[str, Any] = {"protocol": 1, "name": "t", "version": "1", "ops": ["describe", "normalize"]}
 
 

@@ -24,7 +24,7 @@ import pytest
 import ctxmodel.strategies
 
 CTXMODEL = Path(sys.executable).with_name("ctxmodel")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _scratch(tmp_path: Path) -> Path:

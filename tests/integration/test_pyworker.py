@@ -19,7 +19,7 @@ import pytest
 from ctxmodel.targets import TargetFailure, open_target
 from ctxmodel.targets.python import PythonTarget, PythonWorkerTarget
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVES = "python:tests.targets.faulty.misbehaves"
 ONE = [{"role": "user", "content": "hi"}]
 
@@ -113,7 +113,7 @@ def test_a_mutation_is_reported_and_mirrored_into_the_params(worker: Any) -> Non
 
 
 def test_replies_are_checked_as_in_process() -> None:
-    target = open_target("python:tests.test_targets:_Mutating")
+    target = open_target("python:tests.integration.test_targets:_Mutating")
     try:
         assert target.description.ops == {"normalize", "effective", "count", "request"}
         with pytest.raises(TargetFailure, match="effective: expected a JSON object reply, got list") as info:

@@ -17,7 +17,7 @@ import pytest
 
 from ctxmodel.fuzz.campaign import CampaignConfig, run_campaign
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BROKEN = "python:tests.targets.broken_normalize:UnmarkedSynthetic"
 
 

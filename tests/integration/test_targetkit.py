@@ -19,7 +19,7 @@ from ctxmodel.targetkit import kit_dir, kit_file
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 CJS = kit_file("cjs")
 ESM = kit_file("esm")
 

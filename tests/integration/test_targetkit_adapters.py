@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FAKE = REPO / "tests" / "fixtures" / "fake-agent"
 AGENTS = {"roo-code": "Roo-Code", "zoo-code": "Zoo-Code"}
 POLICIES = {

@@ -14,7 +14,7 @@ import pytest
 
 from ctxmodel.targetkit import kit_dir, kit_file
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 

@@ -15,8 +15,8 @@ from ctxmodel.targets import TargetFailure, TargetSpec, open_target, parse_spec
 from ctxmodel.targets.process import ProcessTarget, command_argv
 from ctxmodel.targets.python import PythonTarget
 
-FAULTY = Path(__file__).parent / "targets" / "faulty"
-NODE = Path(__file__).parent.parent / "examples" / "targets" / "node"
+FAULTY = Path(__file__).parents[1] / "targets" / "faulty"
+NODE = Path(__file__).parents[2] / "examples" / "targets" / "node"
 PAIR = [
     {"role": "user", "content": "hi"},
     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {"n": 2**70}}]},
@@ -93,7 +93,7 @@ class _Mutating:
 
 
 def test_python_target_hands_params_over_and_checks_replies() -> None:
-    target = PythonTarget("tests.test_targets:_Mutating")
+    target = PythonTarget("tests.integration.test_targets:_Mutating")
     assert target.description.ops == {"normalize", "effective", "count", "request"}
     params = {"messages": [{"role": "user", "content": "hi"}]}
     reply = target.call("normalize", params)
@@ -124,7 +124,7 @@ def test_python_target_raising_names_type_and_place() -> None:
 def test_python_target_that_cannot_start() -> None:
     for spec, message in (
         ("python:no.such.module", "cannot import"),
-        ("python:tests.test_targets:Nothing", "has no Nothing"),
+        ("python:tests.integration.test_targets:Nothing", "has no Nothing"),
         ("python:json", "defines none of the ops"),
     ):
         with pytest.raises(TargetFailure, match=message) as info:

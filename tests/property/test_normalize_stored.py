@@ -21,7 +21,7 @@ from ctxmodel.normalize import normalize, normalize_report
 from ctxmodel.strategies import histories
 from ctxmodel.visibility import effective, visible_mask
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 
 

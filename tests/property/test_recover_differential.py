@@ -5,7 +5,7 @@ pairing helpers (only renamed): for every candidate it rebuilds the window after
 its issues and builds the cut, which made a 16,000-message recovery 6x one count. Recovery with it
 patched in must give exactly what the package gives: same messages, same figures, same degraded
 texts, same errors, on ``ctxmodel.strategies.recovery_requests()`` and on the local strategy of
-``tests/test_recover_properties.py`` (old markers, summaries, orphans, interrupted calls) at
+``tests/property/test_recover_properties.py`` (old markers, summaries, orphans, interrupted calls) at
 budgets anywhere from nothing to all, with the fake and the real counter.
 """
 
@@ -26,8 +26,8 @@ from ctxmodel.recover import CounterLike, _Cut, _Fudge, marker_text, recover
 from ctxmodel.strategies import recovery_requests
 from ctxmodel.tokens import get_counter
 from ctxmodel.visibility import effective, visible_mask
-from tests.test_recover import CharCounter
-from tests.test_recover_properties import histories
+from tests.property.test_recover_properties import histories
+from tests.unit.test_recover import CharCounter
 
 #: The module, not ``ctxmodel.recover`` (the package binds that name to the function).
 rec = importlib.import_module("ctxmodel.recover")

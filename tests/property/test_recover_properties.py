@@ -20,7 +20,7 @@ from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
 from ctxmodel.recover import FAILED_PREFIX, FLOOR_CHARS, Recovery, allowed_tokens, notice_text, recover
 from ctxmodel.visibility import effective, visible_mask
-from tests.test_recover import CharCounter
+from tests.unit.test_recover import CharCounter
 
 _words = st.sampled_from(["alpha ", "beta\n", "gamma delta ", "🚀 ", "日本 ", "x" * 50, "line\n" * 5])
 
@@ -406,6 +406,6 @@ def test_an_even_cut_across_a_same_role_run_is_a_new_pairing_violation() -> None
     ]
     window = next(w for w in range(4096, 100_000) if allowed_tokens(w, 4096) >= count_request(history) - 100)
     params = {"messages": history, "contextWindow": window, "maxTokens": 4096, "systemPrompt": ""}
-    probe = TargetProbe(open_target("python:benchmarks.bugzoo.bug_roo_half_split_pairs"), {}, "zoo")
+    probe = TargetProbe(open_target("python:tests.quality.zoo.bug_roo_half_split_pairs"), {}, "zoo")
     (finding,) = get("recover.no-new-pairing-violations").check(probe, probe.exchange("recover", params))
     assert finding.severity == "fail" and "tool_result x has no tool_use" in finding.message

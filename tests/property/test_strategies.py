@@ -110,7 +110,7 @@ def test_find_reaches_shape(shape: str) -> None:
 
 def test_ids_shrink_to_toolu_a() -> None:
     # Readable minimal histories (ids toolu_a, toolu_a2; text "h") are shown and asserted in
-    # tests/test_strategies_shrinking.py, where shrinking is exercised on five broken normalizers.
+    # tests/quality/test_strategies_shrinking.py, where shrinking is exercised on five broken normalizers.
     assert find(tool_ids(), lambda _: True, settings=SHRINK) == "toolu_a"
     assert find(tool_ids(), lambda t: id_style(t) == "bad", settings=SHRINK) == "toolu_.a"
 

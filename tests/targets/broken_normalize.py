@@ -1,7 +1,7 @@
 """Broken ``normalize`` targets, one bug each (``python:tests.targets.broken_normalize:Class``).
 
 Each is the reference with one thing broken, named after the property that must catch it
-(asserted in ``tests/test_witnesses.py``). Most bugs are ones the field has shipped (domain §4).
+(asserted in ``tests/quality/test_witnesses.py``). Most bugs are ones the field has shipped (domain §4).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Broken ``effective``, ``request``, purity and ``count`` targets, one bug each
 (``python:tests.targets.broken_ops:Class``), named after the property that must catch it
-(asserted in ``tests/test_witnesses.py``).
+(asserted in ``tests/quality/test_witnesses.py``).
 """
 
 from __future__ import annotations

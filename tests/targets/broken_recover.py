@@ -1,5 +1,5 @@
 """Broken ``recover`` targets, one bug each (``python:tests.targets.broken_recover:Class``), named
-after the property that must catch it (asserted in ``tests/test_witnesses.py``). Most are bugs the
+after the property that must catch it (asserted in ``tests/quality/test_witnesses.py``). Most are bugs the
 field has shipped or reviewers found (domain §3.3, §3.5, §3.7).
 """
 

@@ -1,5 +1,5 @@
 """Broken ``repair`` targets, one bug each (``python:tests.targets.broken_repair:Class``), named
-after the property that must catch it (asserted in ``tests/test_witnesses.py``)."""
+after the property that must catch it (asserted in ``tests/quality/test_witnesses.py``)."""
 
 from __future__ import annotations
 

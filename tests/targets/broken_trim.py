@@ -1,6 +1,6 @@
 """Broken trimmers and counts, one bug each (``python:tests.targets.broken_trim:Class``), named for
 what they do wrong; each is the witness of the ``trim`` or ``count`` property (and code) that must
-catch it (declared with the property, run by ``tests/test_witnesses.py``). Most start from the
+catch it (declared with the property, run by ``tests/quality/test_witnesses.py``). Most start from the
 reference's ops (``tests.targets.trimmers.Reference``) and change one thing; ``...Chat`` ones and
 those setting ``dialect`` declare ``openai-chat``.
 """

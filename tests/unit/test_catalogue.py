@@ -19,7 +19,7 @@ from ctxmodel.partition import EVERY_REGIME, Plan, judged
 from ctxmodel.properties import catalogue
 from ctxmodel.properties.registry import all_properties, get
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 PACKAGE = Path(ctxmodel.__file__).parent
 #: Where each package's files are: strategies/ and properties/ are mapped into ctxmodel from the
 #: repository's top (pyproject's package-dir), not folders under ctxmodel/.

@@ -18,7 +18,7 @@ from ctxmodel.errors import HistoryError
 from ctxmodel.oracle import Violation
 from ctxmodel.tokens import get_counter
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "openai"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "openai"
 UNANSWERED = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. "
     "The following tool_call_ids did not have response messages: "
@@ -289,7 +289,7 @@ def test_the_dialects_are_core_modules() -> None:
 
     upper = re.compile(r"(hypothesis|ctxmodel\.(properties|strategies|gate|engine|events|parallel|runs|report|fuzz|"
                        r"cli|pytest_plugin))(\.|$)")
-    folder = Path(__file__).resolve().parent.parent / "ctxmodel" / "dialects"
+    folder = Path(__file__).resolve().parents[2] / "ctxmodel" / "dialects"
     for path in sorted(folder.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]

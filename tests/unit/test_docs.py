@@ -23,7 +23,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = {"contract": ROOT / "docs" / "contract.md", "domain": ROOT / "docs" / "domain.md"}
 #: Folders whose ``*.py`` files are scanned (``strategies`` and ``properties`` install inside ctxmodel
 #: through pyproject's ``package-dir``; there is no copy of them under ``ctxmodel/``).

@@ -17,7 +17,7 @@ import pytest
 
 from ctxmodel.properties.json_reading import canon
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLAIN = "exec:node tests/targets/node_plain_json.js"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 

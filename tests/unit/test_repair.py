@@ -32,7 +32,7 @@ from ctxmodel.strategies import histories, well_formed_histories
 from ctxmodel.tokens.jsjson import js_stringify
 from ctxmodel.visibility import visible_mask
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # No target phase: histories() steers toward pairing defects, and hill-climbing on one history took
 # most of the run without drawing new shapes.
 SETTINGS = settings(
