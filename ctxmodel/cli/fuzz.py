@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 
@@ -63,11 +64,17 @@ def fuzz(
         return
     if target_spec is None:
         raise click.UsageError("Missing option '--target'.")
-    from ctxmodel.cli.gate import parse_policies
+    from ctxmodel.cli.gate import parse_policies, writable
     from ctxmodel.fuzz.campaign import CampaignConfig, default_workers, parse_duration, run_campaign
-    from ctxmodel.fuzz.database import DEFAULT_DB
+    from ctxmodel.fuzz.database import DEFAULT_DB, is_redis
 
     try:
+        # Said at the start: a campaign of hours whose findings, report or database cannot be kept.
+        writable(Path(fixtures_dir), "--fixtures", directory=True)
+        if report_dir:
+            writable(Path(report_dir), "--report", directory=True)
+        if database and not is_redis(database):
+            writable(Path(database), "--db", directory=True)
         config = CampaignConfig(
             target_spec=target_spec,
             duration=None if duration is None else parse_duration(duration),
@@ -104,12 +111,17 @@ def report(database: str, campaign: str, report_dir: str, fixtures_dir: str | No
 
     import redis
 
+    from ctxmodel.cli.gate import writable
     from ctxmodel.fuzz.database import check_database
     from ctxmodel.fuzz.progress import summary
     from ctxmodel.fuzz.report import write_report
     from ctxmodel.fuzz.shared_campaign import SharedCampaign, check_name, load_result
 
     try:
+        if report_dir:
+            writable(Path(report_dir), "--report", directory=True)
+        if fixtures_dir:
+            writable(Path(fixtures_dir), "--fixtures", directory=True)
         check_name(campaign, database)
         check_database(database)
         shared = SharedCampaign(database, campaign)

@@ -157,3 +157,12 @@ def test_a_shrunk_timeout_still_times_out_under_the_run_s_timeout(tmp_path: Path
         assert [finding_key(tiny, f) for f in again.failures] == ["target-timeout"]
     finally:
         target.close()
+
+
+@pytest.mark.parametrize("option", ["--report", "--fixtures", "--db"])
+def test_a_fuzz_output_that_cannot_be_written_is_said_at_the_start(tmp_path: Path, option: str) -> None:
+    (tmp_path / "file").write_text("x")
+    path = tmp_path / "file" / "inside"
+    result = CliRunner().invoke(cli, ["fuzz", "--target", "reference", "--max-examples", "1", option, str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"ctxmodel: {option} {path}: cannot write there" in result.output
