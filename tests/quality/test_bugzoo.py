@@ -1,30 +1,25 @@
-"""The reduced CI form of the bug-zoo benchmarks (``benchmarks/bugzoo``): CI notices when the harness loses power.
+"""The reduced CI form of the bug zoo (``tests/quality/zoo``): CI notices when the harness loses power.
 
-Three parts, each a small sample of a full run documented in ``benchmarks/README.md``:
+Three parts, each a small sample of a full run documented in ``tests/quality/README.md``:
 
 - zoo bug variants are detected by the property that guards their clause, with the ``ci`` profile;
 - legitimate variants (other valid policies, an independent implementation) pass those properties;
 - a sample of mutants of the reference (the mutation operators mutmut applies: comparison flips,
   operator swaps, constant tweaks, statement deletion) is killed by the property that should kill it.
 
-Each variant is checked through ``benchmarks.bugzoo.run.run_variant``, i.e. the gate's own
+Each variant is checked through ``tests.quality.zoo.run.run_variant``, i.e. the gate's own
 ``run_property``, restricted to one or two properties so the whole file stays at a few minutes.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.bugzoo.run import run_variant, variants  # noqa: E402
+from tests.quality.zoo.run import declared, run_variant
 
 #: (variant, the property expected to catch it): one per family of domain §2-§4. The ones whose
 #: search and shrink take under ten seconds run in every CI run (a loss of power fails CI); the
@@ -61,13 +56,12 @@ LEGIT = [
 
 
 def test_zoo_has_the_issue_counts() -> None:
-    names = variants()
-    assert sum(n.startswith("bug_") for n in names) >= 25
-    assert sum(n.startswith("legit_") for n in names) >= 8
-    for name in names[:-1]:
-        module = __import__(f"benchmarks.bugzoo.{name}", fromlist=["CLAUSE"])
-        assert str(module.CLAUSE).startswith("contract §"), name
-        assert (module.__doc__ or "").strip().splitlines()[0], name
+    zoo = list(declared().values())
+    assert sum(v.expected == "bug" for v in zoo) >= 25
+    assert sum(v.expected == "legit" for v in zoo) >= 8
+    for variant in zoo:
+        assert variant.clause.startswith("contract §"), variant.name
+        assert variant.description, variant.name
 
 
 @pytest.mark.parametrize(("variant", "prop"), DETECTED)
@@ -102,7 +96,7 @@ def _killed_in_child(module_name: str, old: str, new: str, prop: str, queue: Any
 
     The whole module is mutated, the properties' yardstick included (the reference's ``effective``,
     its budget): the sample holds mutants a property sees without that yardstick (the full run in
-    ``benchmarks/mutation`` mutates the target alone).
+    ``tests/quality/mutation`` mutates the target alone).
     """
     import importlib
 
@@ -115,8 +109,7 @@ def _killed_in_child(module_name: str, old: str, new: str, prop: str, queue: Any
         for name in ("effective", "visible_mask"):
             if module_name == "ctxmodel.visibility" and hasattr(dep, name):
                 setattr(dep, name, getattr(module, name))
-    sys.path.insert(0, str(ROOT / "benchmarks" / "mutation"))
-    from test_kill import run_one
+    from tests.quality.mutation.kill import run_one
 
     queue.put(run_one(prop, examples=60).status)
 

@@ -46,7 +46,7 @@ def test_string_content_stays_verbatim() -> None:
 
 
 def test_the_legit_variant_passes_on_its_counterexample() -> None:
-    target = open_target("python:benchmarks.bugzoo.legit_orphans_to_text")
+    target = open_target("python:tests.quality.zoo.legit_orphans_to_text")
     policies = resolve(target.description.policies)
     verdict = judge(get("normalize.orphans-per-policy"), target, {"messages": COUNTEREXAMPLE},
                     policies=policies, tokenizer=target.description.tokenizer)

@@ -11,7 +11,7 @@ gate's inputs); more than zero: look at those inputs with the judge.
 
 Run it in the mutation workdir that ``run.py`` left (its ``mutants/`` holds mutmut's trampolines):
 
-    .venv/bin/python benchmarks/mutation/differential.py --workdir /tmp/ctxmodel-mutation \\
+    .venv/bin/python -m tests.quality.mutation.differential --workdir /tmp/ctxmodel-mutation \\
         --ops recover ctxmodel.recover.x__quick_fit__mutmut_100 ...
 """
 

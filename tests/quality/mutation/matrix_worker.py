@@ -1,6 +1,6 @@
 """Kill-matrix worker: run every covering property against each given mutant, one forked child per mutant.
 
-Started by ``benchmarks/mutation/run.py`` as a fresh interpreter inside mutmut's ``mutants/`` directory,
+Started by ``tests/quality/mutation/run.py`` as a fresh interpreter inside mutmut's ``mutants/`` directory,
 so ``ctxmodel`` is imported from the mutated copy (every function behind mutmut's trampoline, which
 reads ``MUTANT_UNDER_TEST`` on each call). Each mutant runs in a forked child with a deadline, so a
 mutant that loops for ever costs its timeout and nothing else. Writes one JSON line per mutant:

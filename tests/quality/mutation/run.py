@@ -1,16 +1,17 @@
 """Mutation testing of the reference with mutmut 3, and the kill matrix: which property kills which mutant.
 
-    python benchmarks/mutation/run.py                 # a seeded sample of 100 mutants (about 20 min on 2 cores)
-    python benchmarks/mutation/run.py --all           # every mutant of the three modules (hours)
-    python benchmarks/mutation/run.py --sample 12 --no-matrix   # a smoke run
-    python benchmarks/mutation/run.py --properties-only --no-matrix --mutants NAME...   # named mutants only
-    python benchmarks/mutation/run.py --sample 200 --properties-only --no-matrix   # the properties alone (20 min)
+    python -m tests.quality.mutation.run                 # a seeded sample of 100 mutants (about 20 min on 2 cores)
+    python -m tests.quality.mutation.run --all           # every mutant of the three modules (hours)
+    python -m tests.quality.mutation.run --sample 12 --no-matrix   # a smoke run
+    python -m tests.quality.mutation.run --properties-only --no-matrix --mutants NAME...   # named mutants only
+    python -m tests.quality.mutation.run --sample 200 --properties-only --no-matrix   # the properties alone (20 min)
 
 Steps, in a scratch directory (``--workdir``) so the project's pyproject.toml and tests/ stay out of it:
 
 1. copy ``ctxmodel/``, ``properties/``, ``strategies/``, ``setup.cfg`` (mutmut's configuration:
-   mutate ``normalize.py``, ``visibility.py``, ``recover.py``, ``tokens/counter.py``) and ``test_kill.py`` (one test per
-   property, the in-process reference target, the ``mutation`` Hypothesis profile);
+   mutate ``normalize.py``, ``visibility.py``, ``recover.py``, ``tokens/counter.py``) and ``kill.py`` as
+   ``tests/test_kill.py`` (one test per property, the in-process reference target, the ``mutation``
+   Hypothesis profile);
 2. ``mutmut run`` once to generate the mutants and the per-test coverage stats, then ``mutmut run
    NAMES`` on the sample: mutmut's own clean run, forced-fail sanity run and per-mutant verdicts;
 3. the kill matrix: every killed mutant is re-run (``matrix_worker.py``) against every property that
@@ -36,12 +37,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 MODULES = ("normalize", "visibility", "recover", "tokens/counter")
 GENERATE_ONLY = "ctxmodel.__generate_only__"
 PREFIX = "tests/test_kill.py::test_property["
-#: The reference's own unit tests of the three modules (tests/), run by mutmut next to the properties:
+#: The reference's own unit tests of the mutated modules (tests/unit/), run by mutmut next to the properties:
 #: they pin the reference's documented choices (marker text, notice, report fields) that the contract
 #: leaves to each target and so no property may require (contract §4 "Reference").
 UNIT_TESTS = ("test_normalize.py", "test_recover.py", "test_visibility.py", "test_tokens.py")
@@ -61,10 +62,12 @@ def prepare(workdir: Path, unit_tests: bool = True) -> None:
     for name in ("ctxmodel", "properties", "strategies"):
         shutil.copytree(ROOT / name, workdir / name, ignore=ignore)
     shutil.copy2(HERE / "setup.cfg", workdir / "setup.cfg")
-    shutil.copy2(HERE / "test_kill.py", workdir / "tests" / "test_kill.py")
-    shutil.copy2(HERE / "conftest.py", workdir / "tests" / "conftest.py")
+    # Named so that the project's own pytest run never collects them; in the scratch directory they are
+    # the test entry and its conftest.
+    shutil.copy2(HERE / "kill.py", workdir / "tests" / "test_kill.py")
+    shutil.copy2(HERE / "scratch_conftest.py", workdir / "tests" / "conftest.py")
     for name in UNIT_TESTS if unit_tests else ():
-        shutil.copy2(ROOT / "tests" / name, workdir / "tests" / name)
+        shutil.copy2(ROOT / "tests" / "unit" / name, workdir / "tests" / name)
 
 
 def mutmut(workdir: Path, args: list[str], env: dict[str, str], log: Path) -> int:

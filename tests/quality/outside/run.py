@@ -1,17 +1,22 @@
 """Run the gate against every outside variant, one at a time, and print what it caught.
 
-For each module in ``variants/`` (``bug_*``: one injected mistake each; ``legit_*``: contract-allowed
-choices the gate must pass; ``_*`` modules are helpers), this runs
+For each variant of ``variants/`` as ``tests.quality.variants`` declares them (``bug_*``: one injected
+mistake each; ``legit_*``: contract-allowed choices the gate must pass; ``_*`` modules are helpers),
+this runs
 
-    python -m ctxmodel check --target python:<module> --profile ci --seed S --fixtures <tmpdir>
+    python -m ctxmodel check --target python:tests.quality.outside.variants.NAME --profile ci --seed S \\
+        --fixtures TMPDIR
 
 with the working directory set to ``--repo`` (so ``python -m ctxmodel`` imports that checkout's code
-first) and the variants directory on ``PYTHONPATH``. Every variant gets a fresh fixtures directory and
-a fresh Hypothesis database (``HYPOTHESIS_STORAGE_DIRECTORY``), so no failing example found for one
-variant is replayed for another; the checkout's promoted ``regressions/`` run as the gate runs them.
+first). For another checkout than this one, which has no ``tests/quality``, this folder goes on its
+``PYTHONPATH`` and the target is ``python:variants.<name>`` (the variants import their kit
+relatively, so both names work). Every variant gets a fresh fixtures directory and a fresh Hypothesis
+database (``HYPOTHESIS_STORAGE_DIRECTORY``), so no failing example found for one variant is replayed
+for another; the checkout's promoted ``regressions/`` run as the gate runs them.
 
-    python benchmarks/outside/run.py --repo /tmp/ctxbase --seed 0
-    python benchmarks/outside/run.py --only bug_vis --only legit_control
+    python -m tests.quality.outside.run --seed 0
+    python -m tests.quality.outside.run --repo /tmp/ctxbase --seed 0
+    python -m tests.quality.outside.run --only bug_vis --only legit_control
 
 Exit status 0 when every bug was detected and no legit variant was flagged, else 1.
 """
@@ -29,9 +34,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.quality.variants import collect, expected_of
+
 HERE = Path(__file__).resolve().parent
-VARIANTS = HERE / "variants"
-DEFAULT_REPO = HERE.parents[1]
+PACKAGE = "tests.quality.outside.variants"
+DEFAULT_REPO = HERE.parents[2]
 
 #: A row of the gate's summary table: property, examples, then (newer gates) "found at" and
 #: shrinks, then the result.
@@ -41,7 +48,7 @@ ROW = re.compile(
 
 
 def variants(only: list[str]) -> list[str]:
-    names = sorted(p.stem for p in VARIANTS.glob("*.py") if not p.name.startswith("_"))
+    names = [v.name for v in collect(PACKAGE)]
     if only:
         names = [n for n in names if any(o in n for o in only)]
     return names
@@ -69,11 +76,17 @@ def run_one(name: str, args: argparse.Namespace) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix=f"outside-{name}-") as tmp:
         fixtures = Path(tmp) / "fixtures"
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(VARIANTS), str(args.repo), *filter(None, [env.get("PYTHONPATH")])])
+        if args.repo == DEFAULT_REPO:
+            spec = f"python:{PACKAGE}.{name}"
+            path = [str(args.repo)]
+        else:  # another checkout's gate: the variants come from this folder
+            spec = f"python:variants.{name}"
+            path = [str(HERE), str(args.repo)]
+        env["PYTHONPATH"] = os.pathsep.join([*path, *filter(None, [env.get("PYTHONPATH")])])
         env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(Path(tmp) / "hypothesis")
         cmd = [
             args.python, "-m", "ctxmodel", "check",
-            "--target", f"python:{name}",
+            "--target", spec,
             "--profile", args.profile,
             "--seed", str(args.seed),
             "--fixtures", str(fixtures),
@@ -98,7 +111,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict[str, object]:
             (keep / "stderr.txt").write_text(stderr)
             if fixtures.exists():
                 shutil.copytree(fixtures, keep / "fixtures")
-    expected = "legit" if name.startswith("legit_") else "bug"
+    expected = expected_of(name)
     return {
         "variant": name,
         "expected": expected,

@@ -5,7 +5,7 @@ this input, and ``legit_control`` does not), and it is the answer to "what input
 needed" for a variant the gate misses. Judged with the checkout's reference counter and visibility,
 run in-process (no Hypothesis, seconds):
 
-    cd /tmp/ctxbase && PYTHONPATH=/tmp/ctxbase python /work/main/benchmarks/outside/witness.py
+    .venv/bin/python -m tests.quality.outside.witness
 
 Arguments, when given, keep only the variants whose name contains one of them (``witness.py b2_``).
 """
@@ -16,17 +16,16 @@ import copy
 import importlib
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "variants"))
+from ctxmodel import codec
+from ctxmodel.oracle import validate
+from ctxmodel.recover import allowed_tokens
+from ctxmodel.tokens import get_counter
+from ctxmodel.visibility import effective, visible_mask
+from tests.quality.variants import collect
 
-from ctxmodel import codec  # noqa: E402
-from ctxmodel.oracle import validate  # noqa: E402
-from ctxmodel.recover import allowed_tokens  # noqa: E402
-from ctxmodel.tokens import get_counter  # noqa: E402
-from ctxmodel.visibility import effective, visible_mask  # noqa: E402
+PACKAGE = "tests.quality.outside.variants"
 
 C = get_counter("zoo")
 Json = dict[str, Any]
@@ -748,8 +747,8 @@ def w_b3_count_json(mod: Any) -> list[str]:
 
 
 def main() -> int:
-    control = importlib.import_module("legit_control")
-    names = sorted(p.stem for p in (HERE / "variants").glob("bug_*.py"))
+    control = importlib.import_module(f"{PACKAGE}.legit_control")
+    names = [v.name for v in collect(PACKAGE) if v.expected == "bug"]
     if len(sys.argv) > 1:  # optional filter: witness.py SUBSTRING ...
         names = [n for n in names if any(arg in n for arg in sys.argv[1:])]
     bad = 0
@@ -761,7 +760,7 @@ def main() -> int:
             print(f"| {name} | (no witness) | |")
             bad += 1
             continue
-        got = fn(importlib.import_module(name))
+        got = fn(importlib.import_module(f"{PACKAGE}.{name}"))
         clean = fn(control)
         bad += (not got) + bool(clean)
         print(f"| {name} | {'; '.join(sorted(set(got))) or '**nothing**'} | {'; '.join(clean) or 'clean'} |")

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, controlled_error, recount, visible_flags
 from ctxmodel import codec
+from tests.quality.zoo._common import allowed_for, controlled_error, recount, visible_flags
 
 Msg = dict[str, Any]
 FLOOR = 200

@@ -18,9 +18,9 @@ import math
 import uuid
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, controlled_error, recount, visible_flags
-from benchmarks.bugzoo._degrade import FLOOR, _block_tokens, _get, _put, _texts, notice
 from ctxmodel import codec
+from tests.quality.zoo._common import allowed_for, controlled_error, recount, visible_flags
+from tests.quality.zoo._degrade import FLOOR, _block_tokens, _get, _put, _texts, notice
 
 Msg = dict[str, Any]
 Params = dict[str, Any]

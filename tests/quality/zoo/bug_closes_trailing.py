@@ -6,7 +6,7 @@ tool, it answers a call that is only pending, and the real result then becomes a
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import FieldNormalizer, describe_as
+from tests.quality.zoo._common import FieldNormalizer, describe_as
 
 CLAUSE = "contract §3.1"
 

@@ -8,8 +8,8 @@ reporting success (contract §4.7). Code path: the target the cut and the degrad
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._field import FieldRecovery
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._field import FieldRecovery
 
 CLAUSE = "contract §4.7"
 

@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._count import count_with
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._count import count_with
 
 CLAUSE = "contract §5"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._count import default_raw
 from ctxmodel import codec
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._count import default_raw
 
 CLAUSE = "contract §5"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._count import count_with, default_raw
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._count import count_with, default_raw
 
 CLAUSE = "contract §5"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, describe_as, recount, recover_with_allowed
+from tests.quality.zoo._common import allowed_for, describe_as, recount, recover_with_allowed
 
 CLAUSE = "contract §4.2"
 

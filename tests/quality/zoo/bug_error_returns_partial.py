@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, describe_as, reference_recover, roo_truncate, visible_flags
+from tests.quality.zoo._common import allowed_for, describe_as, reference_recover, roo_truncate, visible_flags
 
 CLAUSE = "contract §4.8"
 

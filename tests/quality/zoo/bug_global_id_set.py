@@ -7,7 +7,7 @@ turns ago is sent as an orphan and rejected ("unexpected tool_use_id").
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import FieldNormalizer, describe_as
+from tests.quality.zoo._common import FieldNormalizer, describe_as
 
 CLAUSE = "contract §3.4"
 

@@ -5,7 +5,7 @@ The API refuses a message with empty content (domain §5.1, §7 A12).
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import FieldNormalizer, describe_as
+from tests.quality.zoo._common import FieldNormalizer, describe_as
 
 CLAUSE = "contract §3.6"
 

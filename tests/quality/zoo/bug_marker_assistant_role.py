@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as, reference_recover
+from tests.quality.zoo._common import describe_as, reference_recover
 
 CLAUSE = "contract §4.3"
 

@@ -9,9 +9,9 @@ Code path: the eligibility test of the candidate scan.
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._degrade import FLOOR
-from benchmarks.bugzoo._field import FieldRecovery
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._degrade import FLOOR
+from tests.quality.zoo._field import FieldRecovery
 
 CLAUSE = "contract §4.5"
 

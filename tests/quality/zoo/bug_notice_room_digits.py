@@ -10,9 +10,9 @@ token check. Code path: the notice reservation in the cut-length arithmetic.
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._degrade import notice
-from benchmarks.bugzoo._field import FieldRecovery
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._degrade import notice
+from tests.quality.zoo._field import FieldRecovery
 
 CLAUSE = "contract §4.5"
 

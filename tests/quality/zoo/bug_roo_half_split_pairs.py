@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, controlled_error, describe_as, recount, roo_truncate, visible_flags
+from tests.quality.zoo._common import allowed_for, controlled_error, describe_as, recount, roo_truncate, visible_flags
 
 CLAUSE = "contract §4.4"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._field import FieldRecovery
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._field import FieldRecovery
 
 CLAUSE = "contract §4.5"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, describe_as, recount, reference_recover
+from tests.quality.zoo._common import allowed_for, describe_as, recount, reference_recover
 
 CLAUSE = "contract §1"
 

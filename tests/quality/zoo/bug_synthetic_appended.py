@@ -6,7 +6,7 @@ result before any other block of the message (domain §5.1), so the request is r
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import SYNTHETIC_TEXT, FieldNormalizer, describe_as
+from tests.quality.zoo._common import SYNTHETIC_TEXT, FieldNormalizer, describe_as
 
 CLAUSE = "contract §3.1"
 

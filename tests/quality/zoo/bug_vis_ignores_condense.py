@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._vis import effective_json
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._vis import effective_json
 
 CLAUSE = "contract §2"
 

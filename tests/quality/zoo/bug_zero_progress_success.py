@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, describe_as, recount, reference_recover, roo_truncate, visible_flags
+from tests.quality.zoo._common import allowed_for, describe_as, recount, reference_recover, roo_truncate, visible_flags
 
 CLAUSE = "contract §4.6"
 

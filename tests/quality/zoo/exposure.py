@@ -5,7 +5,7 @@ A 60-example run detects a bug about ``1 - (1 - p) ** 60`` of the time when a sh
 inputs expose it (a little less: Hypothesis's first examples are small ones), so this tells a
 detection that is luck from one that is not, at a cost of seconds rather than a zoo run.
 
-    .venv/bin/python benchmarks/bugzoo/exposure.py recover.degraded-shrink bug_notice_grows_block [-n 300]
+    .venv/bin/python -m tests.quality.zoo.exposure recover.degraded-shrink bug_notice_grows_block [-n 300]
 """
 
 from __future__ import annotations
@@ -13,11 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cells", action="store_true",
                         help="also count the input-partition cells of the exposing inputs (ctxmodel.partition)")
     args = parser.parse_args(argv)
-    spec = args.variant if ":" in args.variant else f"python:benchmarks.bugzoo.{args.variant}"
+    spec = args.variant if ":" in args.variant else f"python:tests.quality.zoo.{args.variant}"
     prop = get(args.property)
     target = open_target(spec, in_process=True)
     policies = resolve(target.description.policies)

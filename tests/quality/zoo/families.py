@@ -4,9 +4,9 @@
 each variant puts its mistake; ``NEW`` names the variants written for this table (from contract.md
 and domain.md alone, without the gate's strategies or properties; their witnesses are in
 ``witnesses.py``). ``OTHER`` holds the zoo's remaining bug variants, whose mistakes lie outside the
-seven findings. Variants in ``benchmarks/outside/`` are not counted here.
+seven findings. Variants in ``tests/quality/outside/`` are not counted here.
 
-    python benchmarks/bugzoo/families.py     # the table; exit 1 when a finding has fewer than 3 code paths
+    python -m tests.quality.zoo.families     # the table; exit 1 when a finding has fewer than 3 code paths
 """
 
 from __future__ import annotations

@@ -5,22 +5,20 @@ be correct on its own: for each random history and budget, both policies (``fits
 pass the clause checks of ``witnesses.py`` plus the tagging rules of contract §4.3 and rule 8, and
 the ``fits`` base succeeds exactly where the reference does. No Hypothesis, no gate:
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bugzoo/field_check.py [SEED] [CASES]
+    .venv/bin/python -m tests.quality.zoo.field_check [SEED] [CASES]
 """
 
 from __future__ import annotations
 
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.bugzoo._field import FieldRecovery  # noqa: E402
-from benchmarks.bugzoo.witnesses import (  # noqa: E402
+from ctxmodel import codec
+from ctxmodel.targets import reference
+from ctxmodel.visibility import visible_mask
+from tests.quality.zoo._field import FieldRecovery
+from tests.quality.zoo.witnesses import (
     _ConvergingBase,
     assistant,
     budget,
@@ -37,9 +35,6 @@ from benchmarks.bugzoo.witnesses import (  # noqa: E402
     use,
     user,
 )
-from ctxmodel import codec  # noqa: E402
-from ctxmodel.targets import reference  # noqa: E402
-from ctxmodel.visibility import visible_mask  # noqa: E402
 
 Json = dict[str, Any]
 

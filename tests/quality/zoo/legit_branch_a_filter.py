@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as, is_result, reference_effective, use_ids
+from tests.quality.zoo._common import describe_as, is_result, reference_effective, use_ids
 
 CLAUSE = "contract §2"
 

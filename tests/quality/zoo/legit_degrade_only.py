@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._degrade import shrink_recover
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._degrade import shrink_recover
 
 CLAUSE = "contract §4.5"
 

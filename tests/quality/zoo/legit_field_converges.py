@@ -8,8 +8,8 @@ little or nothing more can be hidden or cut, and a later call returns a controll
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._field import FieldRecovery
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._field import FieldRecovery
 
 CLAUSE = "contract §4.7"
 

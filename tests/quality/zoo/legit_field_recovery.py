@@ -8,8 +8,8 @@ it may be caught for the base's fault, not its own.
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import describe_as
-from benchmarks.bugzoo._field import FieldRecovery
+from tests.quality.zoo._common import describe_as
+from tests.quality.zoo._field import FieldRecovery
 
 CLAUSE = "contract §4.7"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import allowed_for, describe_as, recount, recover_with_allowed, reference_recover
+from tests.quality.zoo._common import allowed_for, describe_as, recount, recover_with_allowed, reference_recover
 
 CLAUSE = "contract §4"
 

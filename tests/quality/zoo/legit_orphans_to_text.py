@@ -5,7 +5,7 @@ Keeps the user's feedback that arrived as a result of a call the API no longer p
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import FieldNormalizer, describe_as
+from tests.quality.zoo._common import FieldNormalizer, describe_as
 
 CLAUSE = "contract §3.4"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bugzoo._common import FieldNormalizer, describe_as
+from tests.quality.zoo._common import FieldNormalizer, describe_as
 
 CLAUSE = "contract §3.1"
 

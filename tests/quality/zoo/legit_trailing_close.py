@@ -5,7 +5,7 @@ For a target that normalizes histories at rest (domain §6, metaworx), not a run
 
 from __future__ import annotations
 
-from benchmarks.bugzoo._common import FieldNormalizer, describe_as
+from tests.quality.zoo._common import FieldNormalizer, describe_as
 
 CLAUSE = "contract §3.3"
 

@@ -1,22 +1,21 @@
 """Run the gate against every zoo variant and print what it caught (the harness is worth the bugs it finds).
 
-Each variant is a ``python:benchmarks.bugzoo.NAME`` target, checked like ``ctxmodel check --profile ci``
+Each variant is a ``python:tests.quality.zoo.NAME`` target, checked like ``ctxmodel check --profile ci``
 does it (``ctxmodel.gate.run_property``, the same seed, the same settings) except that the example
 database is off, so a figure never depends on an earlier run. Per variant the table shows whether a
 property failed, which one (and how many others), how many examples the first failing property drew
 until its first failure, the seconds the variant took, and the size of the shrunk counterexample the
 gate wrote as a fixture.
 
-    python benchmarks/bugzoo/run.py            # every variant; a bug variant stops at its first failing property
-    python benchmarks/bugzoo/run.py --all-properties   # every property on every variant (which properties catch what)
-    python benchmarks/bugzoo/run.py --quick    # a few variants
-    python benchmarks/bugzoo/run.py --only bug_global_id_set legit_relabel
+    python -m tests.quality.zoo.run            # every variant; a bug variant stops at its first failing property
+    python -m tests.quality.zoo.run --all-properties   # every property on every variant (which properties catch what)
+    python -m tests.quality.zoo.run --quick    # a few variants
+    python -m tests.quality.zoo.run --only bug_global_id_set legit_relabel
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import statistics
@@ -31,10 +30,9 @@ from typing import Any
 
 import attrs
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from tests.quality.variants import Variant, collect
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 __all__ = ["QUICK", "Row", "format_table", "main", "run_variant", "summary", "variants"]
@@ -70,14 +68,17 @@ class Row:
         return attrs.asdict(self)
 
 
+PACKAGE = "tests.quality.zoo"
+
+
+def declared() -> dict[str, Variant]:
+    """Every zoo variant as declared (``tests.quality.variants``), by name."""
+    return {v.name: v for v in collect(PACKAGE)}
+
+
 def variants() -> list[str]:
     """Every zoo module (``bug_*``, ``legit_*``), then ``reference``."""
-    names = sorted(p.stem for p in HERE.glob("*.py") if p.stem.startswith(("bug_", "legit_")))
-    return [*names, "reference"]
-
-
-def _kind(name: str) -> str:
-    return "reference" if name == "reference" else name.split("_", 1)[0]
+    return [*declared(), "reference"]
 
 
 def _size(params: dict[str, Any] | None) -> tuple[int | None, int | None]:
@@ -110,13 +111,11 @@ def run_variant(
     from ctxmodel.properties.registry import select
     from ctxmodel.targets.spec import open_target
 
-    spec = "reference" if name == "reference" else f"python:benchmarks.bugzoo.{name}"
     if name == "reference":
-        description, clause = "ctxmodel's own implementation", "contract"
+        spec, kind, description, clause = "reference", "reference", "ctxmodel's own implementation", "contract"
     else:
-        module = importlib.import_module(f"benchmarks.bugzoo.{name}")
-        description = (module.__doc__ or "").strip().splitlines()[0]
-        clause = str(getattr(module, "CLAUSE", ""))
+        variant = declared()[name]
+        spec, kind, description, clause = variant.spec, variant.expected, variant.description, variant.clause
     started = time.monotonic()
     target = open_target(spec)
     policies = resolve(target.description.policies)
@@ -155,7 +154,7 @@ def run_variant(
     target.close()
     return Row(
         variant=name,
-        kind=_kind(name),
+        kind=kind,
         description=description,
         clause=clause,
         detected=bool(caught),

@@ -6,7 +6,7 @@ correct code the recovery variants override one method of). The clause checks be
 hand from contract §2-§4, judged with the reference visibility predicate and counter (contract §2,
 §5); they are not the gate's properties. No Hypothesis, a few seconds:
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bugzoo/witnesses.py
+    .venv/bin/python -m tests.quality.zoo.witnesses
 """
 
 from __future__ import annotations
@@ -15,19 +15,14 @@ import importlib
 import sys
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.bugzoo._common import FieldNormalizer  # noqa: E402
-from benchmarks.bugzoo._field import FieldRecovery  # noqa: E402
-from ctxmodel import codec  # noqa: E402
-from ctxmodel.targets import reference  # noqa: E402
-from ctxmodel.tokens import get_counter  # noqa: E402
-from ctxmodel.visibility import visible_mask  # noqa: E402
+from ctxmodel import codec
+from ctxmodel.targets import reference
+from ctxmodel.tokens import get_counter
+from ctxmodel.visibility import visible_mask
+from tests.quality.zoo._common import FieldNormalizer
+from tests.quality.zoo._field import FieldRecovery
 
 Json = dict[str, Any]
 Op = Callable[[Json], Json]
@@ -275,7 +270,7 @@ def _five_in_one(chars: int) -> list[Json]:
 
 def _floors(messages: list[Json]) -> int:
     """The recount with every textual tool result cut to the floor plus its notice (what degradation can reach)."""
-    from benchmarks.bugzoo._degrade import notice
+    from tests.quality.zoo._degrade import notice
 
     cut = codec.copy_json(messages)
     for m in cut:
@@ -410,7 +405,7 @@ def main() -> int:
     rows = [head]
     failed = 0
     for name, (params, check) in witnesses.items():
-        module = importlib.import_module(f"benchmarks.bugzoo.{name}")
+        module = importlib.import_module(f"tests.quality.zoo.{name}")
         base: Op
         if hasattr(module, "recover"):
             variant, ref_op = module.recover, reference.op_recover

@@ -6,7 +6,7 @@ never depends on state left by earlier requests).
 Code path: the token count (``count``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Breaks: contract §4 rule 3 (never tag the first visible message).
 Code path: the cut candidates (``cut_candidates``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

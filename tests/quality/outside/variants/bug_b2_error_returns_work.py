@@ -5,7 +5,7 @@ Breaks: contract §4 rule 8 (a controlled error returns the messages as they wer
 Code path: the success decision (``decide``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

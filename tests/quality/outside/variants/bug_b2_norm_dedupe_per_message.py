@@ -6,7 +6,7 @@ its results when it was in a later message).
 Code path: rule 5's pass (``dedupe_tool_uses``).
 """
 
-from _kit import Agent, ToolUse, same
+from ._kit import Agent, ToolUse, same
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ report; only a message that normalization empties is removed).
 Code path: pairing one user message (``pair``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

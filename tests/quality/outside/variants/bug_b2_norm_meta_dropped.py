@@ -5,7 +5,7 @@ Breaks: contract §3 rule 6 (metadata keys are kept).
 Code path: pairing one user message (``pair``).
 """
 
-from _kit import Agent, Message
+from ._kit import Agent, Message
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ synthetic results is inserted), hence rule 1.
 Code path: the message loop of normalization (``normalize_history``).
 """
 
-from _kit import Agent, Message, uses_of
+from ._kit import Agent, Message, uses_of
 
 
 class V(Agent):

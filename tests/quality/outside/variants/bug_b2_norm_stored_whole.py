@@ -7,7 +7,7 @@ Breaks: contract §3 (judged on what is sent: the rules apply between visible me
 Code path: the stored-history wrapper of normalization (``normalize_stored``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

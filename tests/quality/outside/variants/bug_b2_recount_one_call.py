@@ -6,7 +6,7 @@ one token over budget is judged within it and returned unchanged as a success).
 Code path: the recount (``recount``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

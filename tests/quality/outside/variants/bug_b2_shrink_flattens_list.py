@@ -7,7 +7,8 @@ Code path: one cut with its notice (``shrink``).
 """
 
 import attrs
-from _kit import Agent, Text
+
+from ._kit import Agent, Text
 
 
 class V(Agent):

@@ -7,7 +7,8 @@ Code path: one truncation with its marker (``apply_cut``).
 """
 
 import attrs
-from _kit import Agent
+
+from ._kit import Agent
 
 
 class V(Agent):

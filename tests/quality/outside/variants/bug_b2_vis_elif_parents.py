@@ -7,7 +7,7 @@ names an existing marker).
 Code path: the visibility predicate (``visible``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

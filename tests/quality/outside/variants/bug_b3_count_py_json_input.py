@@ -10,7 +10,7 @@ Code path: counting (``count``).
 
 import json
 
-from _kit import Agent, ToolUse
+from ._kit import Agent, ToolUse
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ Breaks: contract §3 rule 6 (thinking blocks stay first and unchanged; everythin
 Code path: rule 5, the removal of repeated ``tool_use`` ids (``dedupe_tool_uses``).
 """
 
-from _kit import Agent, Text, ToolUse
+from ._kit import Agent, Text, ToolUse
 
 
 class V(Agent):

@@ -7,7 +7,7 @@ and rule 2 (the first call's valid result is kept with its content).
 Code path: rule 5, the removal of repeated ``tool_use`` ids (``dedupe_tool_uses``).
 """
 
-from _kit import Agent, ToolResult, ToolUse, same
+from ._kit import Agent, ToolResult, ToolUse, same
 
 
 class V(Agent):

@@ -7,7 +7,7 @@ inside the message) and rule 4 (it is not an orphan).
 Code path: pairing one user message (``pair``).
 """
 
-from _kit import Agent, ToolResult, orphan_text, same
+from ._kit import Agent, ToolResult, orphan_text, same
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ Breaks: contract §3 policies (``resultOrder: tool_use``, which it declares: res
 Code path: pairing one user message (``pair``).
 """
 
-from _kit import Agent, ToolResult, orphan_text, same
+from ._kit import Agent, ToolResult, orphan_text, same
 
 
 class V(Agent):

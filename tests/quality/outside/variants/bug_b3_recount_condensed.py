@@ -8,7 +8,7 @@ within budget comes back unchanged, with no error).
 Code path: the recount (``recount``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -8,9 +8,9 @@ Breaks: contract §4 (Budget: ``reserve = maxTokens if maxTokens > 0 else 8192``
 Code path: the budget, at the top of recovery (``recover_history``).
 """
 
-from _kit import Agent
-
 from ctxmodel.recover import DEFAULT_RESERVE
+
+from ._kit import Agent
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ Breaks: contract §4 rule 5 (degradation edits only tool-result text, never ``is
 Code path: one cut with its notice (``shrink``).
 """
 
-from _kit import Agent, ToolResult
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

@@ -8,7 +8,7 @@ this truncation; never the last visible message).
 Code path: the id factory of a truncation (``new_id``); shows on the call after a rewind.
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

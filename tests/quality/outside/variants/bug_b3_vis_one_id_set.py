@@ -7,7 +7,7 @@ Breaks: contract §2 (``condenseParent`` hides only when it names a summary that
 Code path: the visibility predicate (``visible``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

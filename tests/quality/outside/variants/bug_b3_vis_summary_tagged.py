@@ -6,7 +6,7 @@ Breaks: contract §2 (the last summary is always visible; the hiding rules apply
 Code path: the visibility predicate (``visible``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

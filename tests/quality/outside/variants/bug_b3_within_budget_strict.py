@@ -5,7 +5,7 @@ Breaks: contract §4 rule 2 (a count equal to ``allowed`` is within budget: unch
 Code path: the within-budget test at the top of recovery (``recover_history``).
 """
 
-from _kit import Agent, allowed_tokens
+from ._kit import Agent, allowed_tokens
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ tokens tip the result over budget.
 Code path: the recount (``recount``) and the cut's cost estimate (``marker_raw``): one notion, applied to both.
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

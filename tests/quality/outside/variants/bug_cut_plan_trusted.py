@@ -5,9 +5,9 @@ Breaks: contract §4 rule 7 (fits).
 Code path: the cut choice as its caller reads it (``recover_history`` after ``choose_cut``).
 """
 
-from _kit import Agent
-
 from ctxmodel.recover import allowed_tokens
+
+from ._kit import Agent
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Breaks: contract §4 rule 7 (fits) and rule 9 (reported ``newContextTokens`` fit
 Code path: the degradation loop (``degrade``): bookkeeping by the requested amount instead of a recount.
 """
 
-from _kit import Agent, ToolResult
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

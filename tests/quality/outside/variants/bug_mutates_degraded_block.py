@@ -6,7 +6,7 @@ review of Zoo-Code PR #1617 mutation-tested exactly this (domain §3.7).
 Code path: building the JSON result after degradation (``recover`` op).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

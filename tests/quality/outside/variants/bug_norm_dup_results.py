@@ -7,9 +7,9 @@ Code path: de-duplicating results while pairing (``pair``).
 
 import json
 
-from _kit import Agent, ToolResult
-
 from ctxmodel.codec import dump_block
+
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ before; with ``orphans=drop`` it is dropped) and domain §8 question 3 (adjacenc
 Code path: the validity test for results (``pair`` with the ids seen so far).
 """
 
-from _kit import Agent, ToolResult
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

@@ -7,7 +7,7 @@ Code path: pairing one user message (``pair``), as validateAndFixToolResultIds d
 Results keep their stored order, so the variant declares ``resultOrder=any``.
 """
 
-from _kit import Agent, ToolResult, declare, orphan_text, same
+from ._kit import Agent, ToolResult, declare, orphan_text, same
 
 
 class V(Agent):

@@ -7,7 +7,8 @@ Code path: the id repair before pairing (``pair``).
 """
 
 import attrs
-from _kit import Agent, ToolResult
+
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

@@ -9,7 +9,8 @@ step 4) checked incrementally instead of against all results.
 """
 
 import attrs
-from _kit import Agent, ToolResult, declare
+
+from ._kit import Agent, ToolResult, declare
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Breaks: contract §3 rule 6 (string content is kept: it becomes a text block aft
 Code path: pairing a string-content message (``pair``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

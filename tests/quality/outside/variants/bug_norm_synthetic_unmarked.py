@@ -5,7 +5,7 @@ Breaks: contract §3 rule 3 (a synthetic result is marked: ``is_error: true`` an
 Code path: building the synthetic result (``synthetic``).
 """
 
-from _kit import Agent, ToolResult
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Breaks: contract §1 ("Required of every target: it never mutates its input").
 Code path: the results-first step of ``normalize`` (Zoo-Code's orderToolResultsFirst, domain §4.3, done in place).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -9,7 +9,7 @@ Code path: the acceptance check of one cut (``shrink``): characters as a proxy f
 
 import math
 
-from _kit import FLOOR_CHARS, Agent, cut_text, notice_text, text_of, textual_chars, with_text
+from ._kit import FLOOR_CHARS, Agent, cut_text, notice_text, text_of, textual_chars, with_text
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ Breaks: contract §4 rule 5 (every edited block strictly shrinks in characters o
 Code path: the branch of one cut where the notice outweighs the characters removed (``shrink``).
 """
 
-from _kit import FLOOR_CHARS, Agent, cut_text, text_of, with_text
+from ._kit import FLOOR_CHARS, Agent, cut_text, text_of, with_text
 
 
 class V(Agent):

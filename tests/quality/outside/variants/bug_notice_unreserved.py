@@ -7,7 +7,7 @@ domain §3.7 review finding 1.
 Code path: the degradation loop (``degrade``): one pass over all candidates, then one recount.
 """
 
-from _kit import FLOOR_CHARS, Agent, ToolResult, cut_text, text_of, with_text
+from ._kit import FLOOR_CHARS, Agent, ToolResult, cut_text, text_of, with_text
 
 
 class V(Agent):

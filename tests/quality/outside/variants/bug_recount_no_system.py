@@ -5,7 +5,7 @@ history that fits only without the system prompt is returned unchanged or "recov
 Code path: the recount (``recount``), as Roo-Code counted before its May 2025 fix (domain §3.6).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

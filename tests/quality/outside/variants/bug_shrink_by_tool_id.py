@@ -6,7 +6,7 @@ Breaks: contract §4 rule 5 (degradation only of visible tool_result text) and r
 Code path: locating the block to cut, by ``tool_use_id`` (``candidates`` maps each visible text to its stored place).
 """
 
-from _kit import Agent, ToolResult, Unit
+from ._kit import Agent, ToolResult, Unit
 
 
 class V(Agent):

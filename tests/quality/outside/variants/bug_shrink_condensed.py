@@ -5,7 +5,7 @@ Breaks: contract ยง4 rule 5 (degradation only of visible tool_result text) and ย
 Code path: the candidate scan (``candidates``): Zoo-Code PR #1617's findShrinkableToolResults, review finding 2.
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Breaks: contract §4 rule 5 (degradation only of visible tool_result text: visib
 Code path: the hand-over from truncation to degradation (``shrink_mask`` reuses the input's visibility).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -4,7 +4,7 @@ Breaks: contract §4 rule 7 (``recoverSuccess=fits``: a result without an error 
 Code path: the success decision (``decide``): "we made progress, the caller retries if needed".
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ Code path: the visibility predicate's tag test (``visible``), as truncateConvers
 (domain §3.3 step 1).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Breaks: contract §2 ("only the last summary and what follows it are candidates"
 Code path: the visibility predicate's choice of the slice start (``visible``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

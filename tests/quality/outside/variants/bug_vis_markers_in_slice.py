@@ -6,7 +6,7 @@ Code path: the visibility predicate's set of existing markers (``visible``), as 
 step 4 collects them (domain §2.1).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

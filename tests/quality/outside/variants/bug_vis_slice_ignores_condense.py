@@ -7,7 +7,7 @@ Code path: the visibility predicate's summary branch (``visible``), as getEffect
 (domain §2.1).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

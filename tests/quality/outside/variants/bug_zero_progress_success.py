@@ -5,7 +5,7 @@ Breaks: contract §4 rule 6 (progress or error) and rule 7 (fits).
 Code path: the success decision (``decide``), its zero-progress branch (domain §3.7, issue #1254).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ never splits a tool pair, never tags the first or last visible message, and succ
 Code path: the cut choice (``choose_cut``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

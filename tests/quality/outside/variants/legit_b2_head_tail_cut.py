@@ -8,7 +8,7 @@ than the prefix cut, the prefix cut is kept.
 Code path: one cut with its notice (``shrink``).
 """
 
-from _kit import Agent, Text, text_of, with_text
+from ._kit import Agent, Text, text_of, with_text
 
 TAIL = 120
 

@@ -6,7 +6,7 @@ Mistake: none. Contract §3 rule 3 allows the mark by ``is_error: true`` and/or 
 Code path: synthetic results (``synthetic``).
 """
 
-from _kit import Agent, ToolResult
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

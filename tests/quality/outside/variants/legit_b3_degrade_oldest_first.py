@@ -7,7 +7,7 @@ strictly shrinks in characters and tokens, and success is judged by the recount 
 Code path: the candidate scan (``candidates``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

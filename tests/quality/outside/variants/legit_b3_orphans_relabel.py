@@ -10,7 +10,8 @@ Code path: pairing one user message (``pair``), plus reading the declared policy
 """
 
 import attrs
-from _kit import Agent, ToolResult, declare, same
+
+from ._kit import Agent, ToolResult, declare, same
 
 
 class V(Agent):

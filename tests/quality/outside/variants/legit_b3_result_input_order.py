@@ -8,7 +8,7 @@ them in their original order), and the output is a fixpoint (rule 7).
 Code path: pairing one user message (``pair``).
 """
 
-from _kit import Agent, ToolResult, declare, orphan_text, same
+from ._kit import Agent, ToolResult, declare, orphan_text, same
 
 
 class V(Agent):

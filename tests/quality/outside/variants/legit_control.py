@@ -4,7 +4,7 @@ Mistake: none. Contract: all of it. Code path: none; it shows the kit itself pas
 what a variant changes is what a failure is about.
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class Control(Agent):

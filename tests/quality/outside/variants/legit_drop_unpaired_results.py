@@ -7,7 +7,7 @@ history (the harness recounts with the target's own ``effective``) and never shr
 Code path: ``effective_history`` and the candidate scan (``candidates``).
 """
 
-from _kit import Agent, ToolResult, uses_of
+from ._kit import Agent, ToolResult, uses_of
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ keeps the first); the others are dropped".
 Code path: de-duplicating results while pairing (``pair``).
 """
 
-from _kit import Agent, ToolResult
+from ._kit import Agent, ToolResult
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Contract: §3 rule 4, ``to_text``.
 Code path: ``describe`` (the policy) and pairing (``pair``).
 """
 
-from _kit import Agent, declare
+from ._kit import Agent, declare
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Contract: §7 "tokenizer: an encoding name (o200k_base, cl100k_base) means that 
 Code path: ``describe``.
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):

@@ -5,7 +5,7 @@ Contract: §3 policies, "trailing (leave: ... ; close: it gets synthetic results
 Code path: ``describe`` (the policy) and the trailing step of ``normalize_history``.
 """
 
-from _kit import Agent, declare
+from ._kit import Agent, declare
 
 
 class V(Agent):

@@ -6,7 +6,7 @@ Contract: §4 "**How much** a target hides is its own choice (Zoo-Code hides hal
 Code path: the cut choice (``choose_cut``).
 """
 
-from _kit import Agent
+from ._kit import Agent
 
 
 class V(Agent):
