@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from ctxmodel.hypothesis_hooks import without_local_constants as _without_local_constants
+from tests.tier_budgets import TierBudgets, read_budgets
 
 settings.register_profile(
     "tests",
@@ -55,3 +56,10 @@ def fresh_storage(tmp_path: Path, warm_storage: Path) -> Path:
     folder = tmp_path / "hypothesis"
     shutil.copytree(warm_storage, folder)
     return folder
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each tier's time budget (pyproject's ``[tool.ctxmodel.tier-budgets]``), judged at the session's end."""
+    budgets = read_budgets(config.rootpath / "pyproject.toml")
+    if budgets:
+        config.pluginmanager.register(TierBudgets(budgets), "ctxmodel-tier-budgets")
