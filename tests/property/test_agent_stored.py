@@ -109,6 +109,7 @@ def _status(spec: str, prop_id: str, tmp_path: Path, **override: str) -> str:
                         profile=PROFILE, fixtures_dir=tmp_path).status
 
 
+@pytest.mark.slow  # two gate runs per case: half a minute each on a busy 2-core machine
 @pytest.mark.parametrize(("cls", "prop_id"), [
     ("KeepsRepeatsWithinMessage", "normalize.duplicate-ids"),
     ("DanglingHidesStored", "effective.visibility"),

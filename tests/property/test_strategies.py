@@ -67,6 +67,7 @@ def _generate(strategy: st.SearchStrategy[Any], n: int, each: Callable[[Any], No
     return seen[0]
 
 
+@pytest.mark.slow  # a thousand histories: a minute on a busy 2-core machine
 def test_every_feature_in_at_least_two_percent_of_1000_histories() -> None:
     counts: collections.Counter[str] = collections.Counter()
 
