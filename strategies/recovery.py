@@ -16,7 +16,6 @@ characters against a budget placed just below them, not megabytes: big relative 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -450,12 +449,12 @@ def _requests(draw: st.DrawFn, history: st.SearchStrategy[list[dict[str, Any]]],
         messages = _with_giant(messages, giant, at_end=draw(st.booleans()))
     total = count_request(messages, system_prompt)
     if case == "allowed<=0":
-        window = draw(st.integers(1, max(1, math.floor(reserve / 0.9))))
+        window = draw(st.integers(1, max(1, window_for(1, reserve) - 1)))  # up to the last window with no room
         if draw(chance(30)):
             # The boundary itself: allowed == 0 exactly, sometimes with nothing to count (a count
             # of 0 is "within" a budget of 0, so only the rule of contract §4.1 makes it an error).
-            window = next((w for w in range(math.ceil(reserve / 0.9) - 2, math.ceil(reserve / 0.9) + 3)
-                           if w > 0 and usable_window(w) - reserve == 0), window)
+            edge = window_for(0, reserve)
+            window = edge if usable_window(edge) - reserve == 0 else window
             if draw(chance(50)):
                 # As little as a history can hold: contract §4 gives recover a non-empty history.
                 messages, system_prompt = [{"role": "user", "content": "."}], ""
