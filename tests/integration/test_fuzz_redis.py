@@ -8,11 +8,6 @@ Uses ``CTXMODEL_REDIS_URL`` when set (``.ci/redis.sh`` exports it), else starts 
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,38 +23,6 @@ BROKEN = "python:tests.targets.broken_normalize:UnmarkedSynthetic"
 PROPERTY = "normalize.synthetic-marked"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    url = os.environ.get("CTXMODEL_REDIS_URL")
-    if url:
-        yield url
-        return
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("no redis-server binary and no CTXMODEL_REDIS_URL (.ci/redis.sh provides both)")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def _campaign(tmp: Path, name: str, db: str, seed: int) -> CampaignConfig:

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,38 +29,6 @@ ROOT = Path(__file__).resolve().parents[2]
 TWO = "python:tests.targets.two_places:TwoPlaces"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    url = os.environ.get("CTXMODEL_REDIS_URL")
-    if url:
-        yield url
-        return
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("no redis-server binary and no CTXMODEL_REDIS_URL (.ci/redis.sh provides both)")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def _machine(tmp: Path, name: str, url: str, campaign: str, seed: int, *props: str) -> subprocess.Popen[str]:
