@@ -23,7 +23,7 @@ from ctxmodel.oracle import lone_surrogates, validate
 from ctxmodel.properties.wire import introduced, introduced_findings, judged_request
 from ctxmodel.repair import repair
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 Msg = dict[str, Any]
 
