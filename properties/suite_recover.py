@@ -499,7 +499,7 @@ def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     got = read_recovery(ex)
     if got.error is not None:
         return
-    yield from introduced_findings(got.history, got.messages, "the recovered history")  # a cut's half (§5.6)
+    yield from introduced_findings(got.history, got.messages, "the recovered history")  # a cut's half (domain §5.6)
     aligned = align_recovery(got.history, got.messages)
     mask = _visible(got.history)
     after = _visible(got.messages)

@@ -16,7 +16,8 @@ _reference = ReferenceTarget()
 
 
 def describe(params: dict[str, Any]) -> dict[str, Any]:
-    return {**_reference.call("describe", {}), "name": "faulty-misbehaves"}
+    ops = ["describe", "normalize", "effective", "request", "count", "recover"]  # what this module defines
+    return {**_reference.call("describe", {}), "name": "faulty-misbehaves", "ops": ops}
 
 
 def _misbehave(params: dict[str, Any]) -> None:
