@@ -57,10 +57,11 @@ BROKEN = [
     # (a stale tag that hides every message also empties the request, which the API refuses)
     ("broken_loop_rewind", 0, "state.rewind(", 1, "effective.visibility|request.oracle"),
     # two truncations: the second re-tags the first one's marker.
-    ("broken_loop_marker", 1, "state.recover(", 2, "recover.tagging-rules"),
+    pytest.param("broken_loop_marker", 1, "state.recover(", 2, "recover.tagging-rules", marks=pytest.mark.slow),
     # a degradation, then any later recovery: the degraded block grows.
     # (the second notice can also leave the call over budget: either property is the bug showing)
-    ("broken_loop_degrade", 0, "state.recover(", 2, "recover.degraded-shrink|recover.fits-or-converges"),
+    pytest.param("broken_loop_degrade", 0, "state.recover(", 2, "recover.degraded-shrink|recover.fits-or-converges",
+                 marks=pytest.mark.slow),
 ]
 
 
@@ -84,6 +85,7 @@ def test_broken_targets_fail_with_their_step_sequence(
     assert len(recorded) >= 2
 
 
+@pytest.mark.slow
 def test_rewind_bug_shrinks_to_a_short_sequence(open_spec: list[Target]) -> None:
     machine = seed(1)(_machine("python:tests.targets.broken_loop_rewind", open_spec))
     # Each kind is its own failure: the stale tag shows as a visibility kind and, where it hides
