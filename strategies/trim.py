@@ -3,7 +3,11 @@
 A trimmer's behaviour changes at a few budgets: the history fits untouched; one turn must go; all
 but the last turn must go; only the floor (what the declared policies keep) is left; not even that
 fits, so the answer is the controlled error. The budget is drawn at those points (each exactly, and
-one token either side, where off-by-one bugs live) and anywhere in between, measured by the
+one token either side, where off-by-one bugs live), anywhere in between, and at every message
+boundary: the budget that the newest ``k`` messages (or the oldest) exactly fill, with the floor.
+A trimmer that cuts by messages rather than by turns cuts there, and a boundary inside a turn (a
+window that starts on a ``tool`` message, parallel results split) is a budget band only a few
+tokens wide, which neither the turn points nor a uniform draw reach. The budgets are measured by the
 counter a target of the default tokenizer counts with (``zoo``; in ``openai-chat`` the reference's
 count of Chat Completions messages, which is what the contract documents). A target counting
 otherwise still gets budgets near its own points, and the properties judge with its own ``count``.
@@ -28,7 +32,9 @@ __all__ = ["BUDGET_POINTS", "trim_histories", "trim_requests"]
 Msg = dict[str, Any]
 
 #: Where a budget is placed (see the module): each an ``event`` label of the draw.
-BUDGET_POINTS: tuple[str, ...] = ("fits", "one-turn", "last-turn", "floor", "impossible", "anywhere")
+BUDGET_POINTS: tuple[str, ...] = (
+    "fits", "one-turn", "last-turn", "floor", "impossible", "anywhere", "suffix-cut", "prefix-cut",
+)
 
 
 def trim_histories(dialect: str) -> st.SearchStrategy[list[Msg]]:
@@ -112,7 +118,13 @@ def _request(draw: st.DrawFn, dialect: str, policies: Mapping[str, str]) -> dict
     point = draw(pick(BUDGET_POINTS))
     event(f"trim budget: {point}")
     points = _points(messages, dialect, policies, system_prompt)
-    if point == "anywhere":
+    if point in ("suffix-cut", "prefix-cut") and len(messages) > 1:
+        k = draw(st.integers(1, len(messages) - 1))
+        kept = range(k, len(messages)) if point == "suffix-cut" else range(len(messages) - k)
+        floor = set(_floor(messages, dialect, policies))
+        count = _estimate(dialect, system_prompt)
+        budget = count([m for i, m in enumerate(messages) if i in kept or i in floor]) + draw(pick((0, 0, -1, 1)))
+    elif point in ("suffix-cut", "prefix-cut", "anywhere"):
         budget = draw(st.integers(0, max(0, points["fits"])))
     elif point == "impossible":
         budget = points["impossible"] - draw(st.integers(0, 50))
