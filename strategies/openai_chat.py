@@ -154,7 +154,7 @@ def chat_histories(
         msgs.append(draw(_system()))
     n_turns = draw(st.integers(min_turns, max_turns))
     for t in range(n_turns):
-        if t and draw(chance(10)):
+        if t and draw(chance(25)):  # instructions changed mid-way (a mode switch, a new tool set)
             msgs.append(draw(_system()))
         msgs.append(draw(_user(images)))
         long_turn = draw(chance(10))
