@@ -259,12 +259,12 @@ class _State:
     failing: bool = False
     #: The last input each kind failed on: Hypothesis replays each kind's minimal example last.
     last: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
-    first_seen: dict[str, int] = attrs.field(factory=dict)
     warned: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
     warnings_total: int = 0
     #: Known kinds met, with the example they were first met at.
     known_met: dict[str, int] = attrs.field(factory=dict)
-    #: Each kind's fixture as first met, unshrunk, until its final one replaces it, and its input.
+    #: Each kind as first met (input, finding, calls, example) and its unshrunk fixture, on disk until
+    #: its final one replaces it.
     early: dict[str, Path | None] = attrs.field(factory=dict)
     first: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
     #: Generated examples rejected for a known target fault, and the faults they met.
@@ -415,14 +415,13 @@ def run_property(
             if key == "target-timeout" and not state.failing:
                 _shrink_timeout(target, state)
             state.failing = True
-            if key not in state.first_seen:
-                state.first_seen[key] = state.examples
+            if key not in state.first:
                 emit(KindMet(prop, key, state.examples))
                 state.first[key] = (kept, finding, verdict.calls, state.examples)
                 # On disk at once, unshrunk: a run killed while shrinking it still leaves it.
                 state.early[key] = _write(Kind(key, finding, kept, verdict.calls, state.examples), prop, target,
                                           policies, tokenizer, seed, fixtures_dir).fixture
-            state.last[key] = (kept, finding, verdict.calls, state.first_seen[key])
+            state.last[key] = (kept, finding, verdict.calls, state.first[key][3])
             raise _error_for(key)([f for _, f in raising if _ == key])
 
     test: Any = given(strategy)(body)
@@ -433,7 +432,7 @@ def run_property(
     wanted = options.enough
 
     def enough() -> bool:
-        return wanted is not None and wanted(frozenset(state.first_seen))
+        return wanted is not None and wanted(frozenset(state.first))
 
     set_database_key(body, f"ctxmodel:{target.description.name}:{prop.id}")
     set_seed(test, property_seed(seed, prop.id))
