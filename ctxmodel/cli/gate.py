@@ -161,7 +161,7 @@ def check(
         target = open_target(spec, timeout=timeout)
     except TargetError as exc:
         if junit:
-            _write_junit(junit, report_junit_error(str(exc), target_spec))
+            _write_junit(junit, report.junit_error(str(exc), target_spec=target_spec))
         _die(exc)
     except CtxmodelError as exc:
         _die(exc)
@@ -183,7 +183,7 @@ def check(
         except CtxmodelError as exc:
             target.close()
             if junit and isinstance(exc, TargetError):
-                _write_junit(junit, report_junit_error(str(exc), target_spec))
+                _write_junit(junit, report.junit_error(str(exc), target_spec=target_spec))
             _die(exc)
         if show_coverage:
             cells = Coverage(excluded=excluded_by(policies))
@@ -293,12 +293,6 @@ def _write_junit(path: str, text: str) -> None:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
         click.echo(f"ctxmodel: --junit {path}: cannot write it: {exc.strerror or exc}", err=True)
-
-
-def report_junit_error(message: str, spec: str) -> str:
-    from ctxmodel.report import junit_error
-
-    return junit_error(message, target_spec=spec)
 
 
 def writable(path: Path, option: str, *, directory: bool) -> None:
