@@ -152,6 +152,10 @@ def test_a_wheel_from_a_checkout_without_symlinks_holds_both_packages(tmp_path: 
         expected = {f"{pkg.replace('.', '/')}/{p.name}" for p in (clone / folder).glob("*.py")}
         assert f"{pkg.replace('.', '/')}/__init__.py" in expected
         assert expected <= names, sorted(expected - names)
-    assert {"ctxmodel/py.typed", "ctxmodel/targetkit/js/ctxmodel-target.cjs"} <= names
+    assert {
+        "ctxmodel/py.typed",
+        "ctxmodel/targetkit/js/ctxmodel-target.cjs",
+        "ctxmodel/targetkit/python/ctxmodel_target.py",
+    } <= names
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"ctxmodel"}
