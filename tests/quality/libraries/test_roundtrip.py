@@ -1,0 +1,94 @@
+"""Every installed library adapter converts our messages to the library's objects and back losslessly.
+
+A lossy adapter makes flags that are no bugs of the library: a key dropped on the way in reads as
+``invented`` or ``moved`` on the way out. So each adapter in ``examples/targets/<library>/`` offers
+the private op ``roundtrip`` (convert, convert back, trim nothing), and here every history the
+Chat Completions strategies draw must come back JSON-equal, unknown keys and all.
+
+A library's environment is installed on demand (``python examples/targets/install.py LIBRARY``),
+never with ctxmodel: a library whose environment is not installed here is skipped, with the
+command that installs it as the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from ctxmodel.strategies.openai_chat import chat_histories
+
+REPO = Path(__file__).resolve().parents[3]
+TARGETS = REPO / "examples" / "targets"
+
+
+def _libraries() -> list[Path]:
+    return sorted(
+        p for p in TARGETS.iterdir() if (p / "requirements.txt").exists() or (p / "package-lock.json").exists()
+    )
+
+
+def _command(library: Path) -> list[str] | None:
+    """The adapter's command, or None when its environment is not installed."""
+    if (library / "requirements.txt").exists():
+        python = library / ".venv" / "bin" / "python"
+        return [str(python), str(library / "target.py")] if python.exists() else None
+    if (library / "node_modules").is_dir():
+        return ["node", str(library / "target.mjs")]
+    return None
+
+
+class Adapter:
+    """One adapter process spoken to over the JSON-lines protocol."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO
+        )
+        self.next_id = 0
+
+    def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.next_id += 1
+        self.proc.stdin.write((json.dumps({"id": self.next_id, "op": op, "params": params}) + "\n").encode())
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"the adapter exited while answering {op}"
+        reply: dict[str, Any] = json.loads(line)
+        assert reply.get("id") == self.next_id
+        return reply
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="module", params=[p.name for p in _libraries()])
+def adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
+    library = TARGETS / request.param
+    argv = _command(library)
+    if argv is None:
+        pytest.skip(f"{request.param} is not installed: python examples/targets/install.py {request.param}")
+    listed = subprocess.run([*argv, "--list"], capture_output=True, text=True, timeout=120, cwd=REPO, check=True)
+    configs = listed.stdout.split()
+    assert configs, f"{request.param}: --list printed no configuration"
+    process = Adapter([*argv, configs[0]])
+    yield process
+    process.close()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(history=chat_histories())
+def test_the_adapter_round_trip_is_lossless(adapter: Adapter, history: list[dict[str, Any]]) -> None:
+    reply = adapter.call("roundtrip", {"messages": history})
+    assert "error" not in reply, reply["error"]
+    assert reply["result"]["messages"] == history
