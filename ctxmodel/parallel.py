@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import json
 import pickle
+import shutil
 import signal
+import tempfile
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -56,6 +58,8 @@ class _Worker:
     conn: Connection
     #: The index of the property it runs, or ``None`` when idle.
     busy: int | None = None
+    #: The scratch directory of the property it runs, where its unshrunk fixtures are until it ends.
+    scratch: Path | None = None
 
 
 def _start_worker(context: Any, setup: Setup) -> _Worker:
@@ -91,6 +95,26 @@ def _stop_workers(workers: Sequence[_Worker]) -> None:
             worker.proc.kill()
             worker.proc.join(timeout=5)
         worker.conn.close()
+
+
+def _salvage(worker: _Worker, fixtures_dir: Path) -> list[Path]:
+    """Keep the fixtures a worker that ended in the middle of a property had written (each kind's
+    unshrunk first example, written as it was met), then remove its scratch directory."""
+    kept: list[Path] = []
+    scratch, worker.scratch = worker.scratch, None
+    if scratch is None:
+        return kept
+    for path in sorted(scratch.glob("*.json")):
+        try:
+            kept.append(write_atomic(fixtures_dir / path.name, json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError):
+            continue  # one the worker was still writing when it ended, or a disk that refuses it
+    shutil.rmtree(scratch, ignore_errors=True)
+    return kept
+
+
+def _kept_note(kept: Sequence[Path]) -> str:
+    return f"; its unshrunk fixtures kept: {', '.join(str(p) for p in kept)}" if kept else ""
 
 
 def _ship(prop: Property) -> Property | str:
@@ -161,6 +185,8 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
     #: The first property no worker was given because the deadline had passed, and why.
     cut, cut_reason = total, ""
     workers: list[_Worker] = []
+    #: The unshrunk fixtures of the properties whose workers were stopped in the middle of them.
+    salvaged: dict[int, list[Path]] = {}
 
     def keep(index: int, *, final: bool) -> bool:
         """Settle property ``index`` as one process would have; False while its result must be
@@ -182,7 +208,8 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
         if result is None:
             if not final:
                 return False
-            outcomes.append(Outcome(prop, "never-run", reason=stopped or "not reached"))
+            reason = (stopped or "not reached") + _kept_note(salvaged.get(index, ()))
+            outcomes.append(Outcome(prop, "never-run", reason=reason))
             return True
         emit(PropertyStarted(prop))
         if isinstance(result, str):
@@ -211,14 +238,17 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
         else:
             return
         prop = props[index]
+        scratch = Path(tempfile.mkdtemp(prefix="ctxmodel-job-"))
+        task = Task(index, _ship(prop), faults, tuple(config.regressions.get(prop.id, ())), str(scratch))
         try:
-            worker.conn.send(Task(index, _ship(prop), faults, tuple(config.regressions.get(prop.id, ()))))
+            worker.conn.send(task)
         except OSError:  # the worker died while idle: the property waits for another one
+            shutil.rmtree(scratch, ignore_errors=True)
             again.appendleft((index, faults))
             workers.remove(worker)
             worker.conn.close()
             return
-        worker.busy = index
+        worker.busy, worker.scratch = index, scratch
 
     def receive(worker: _Worker) -> None:
         index = worker.busy
@@ -227,7 +257,8 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
             message = worker.conn.recv()
         except (EOFError, OSError):
             worker.proc.join(timeout=5)
-            finished[index] = f"its worker process ended (exit code {worker.proc.exitcode})"
+            kept = _salvage(worker, config.fixtures_dir)
+            finished[index] = f"its worker process ended (exit code {worker.proc.exitcode}){_kept_note(kept)}"
             workers.remove(worker)
             worker.busy = None
             worker.conn.close()
@@ -237,6 +268,9 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
             return
         finished[index] = message[1] if message[0] == "done" else message[2]
         worker.busy = None
+        if worker.scratch is not None:  # the worker removed what it wrote there
+            shutil.rmtree(worker.scratch, ignore_errors=True)
+            worker.scratch = None
 
     try:
         workers.extend(_start_worker(context, setup) for _ in range(max(1, min(config.jobs, total))))
@@ -261,7 +295,10 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
     except KeyboardInterrupt:
         stopped = "interrupted"
     finally:
+        running = [(w.busy, w) for w in workers if w.busy is not None]
         _stop_workers(workers)
+        for index, worker in running:
+            salvaged[index] = _salvage(worker, config.fixtures_dir)
     while len(outcomes) < total:
         keep(len(outcomes), final=True)
     return GateReport(tuple(outcomes), run_seed, profile.name, stopped)

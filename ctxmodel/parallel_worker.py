@@ -114,6 +114,9 @@ class Task:
     prop: Property | str
     known_faults: frozenset[str]
     examples: tuple[dict[str, Any], ...] = ()
+    #: Where the run writes its fixtures, made by the parent: a worker that dies or is stopped in
+    #: the middle of a shrink leaves its unshrunk fixtures there for the parent to keep.
+    scratch: str = ""
 
 
 @attrs.frozen
@@ -140,19 +143,17 @@ def _resolve(prop: Property | str) -> Property:
     return prop
 
 
-#: The worker's target and the scratch directory of the property it runs, for ``_terminate``.
+#: The worker's target, for ``_terminate``.
 _TARGETS: list[Target] = []
-_SCRATCH: list[Path] = []
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    """Close the target and leave at once. Not ``SystemExit``: Hypothesis takes that for a failure
-    of the test it interrupts and would go on to shrink it."""
+    """Close the target and leave at once, the scratch directory left for the parent. Not
+    ``SystemExit``: Hypothesis takes that for a failure of the test it interrupts and would go on
+    to shrink it."""
     for target in _TARGETS:
         target.close()
-    for scratch in _SCRATCH:
-        shutil.rmtree(scratch, ignore_errors=True)
-    os._exit(128 + signum)
+    os._exit(128 + signum)  # the scratch directory stays: the parent keeps what it holds
 
 
 def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done:
@@ -172,8 +173,7 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
                    if t.__name__ in setup.record or (t is Heartbeat and setup.heartbeat))
     database = setup.profile.database(setup.database)
     buffered = BufferedDatabase(database) if database is not None else None
-    scratch = Path(tempfile.mkdtemp(prefix="ctxmodel-job-"))
-    _SCRATCH[:] = [scratch]
+    scratch = Path(task.scratch) if task.scratch else Path(tempfile.mkdtemp(prefix="ctxmodel-job-"))
     try:
         outcome = run_property(
             prop,
@@ -198,7 +198,6 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
         fixtures = {path.name: path.read_text(encoding="utf-8") for path in outcome.fixtures}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        _SCRATCH.clear()
     fields = {f.name: getattr(outcome, f.name) for f in attrs.fields(Outcome) if f.name != "prop"}
     ops = buffered.ops if buffered else []
     return Done(task.index, task.known_faults, fields, fixtures, ops, frozenset(met), recorded)

@@ -166,3 +166,65 @@ def test_a_fuzz_output_that_cannot_be_written_is_said_at_the_start(tmp_path: Pat
     result = CliRunner().invoke(cli, ["fuzz", "--target", "reference", "--max-examples", "1", option, str(path)])
     assert result.exit_code == 2, result.output
     assert f"ctxmodel: {option} {path}: cannot write there" in result.output
+
+
+def _start_jobs(tmp_path: Path) -> subprocess.Popen[str]:
+    """The slow bug at ``--jobs 2``, its workers' scratch directories under ``tmp_path/tmp``."""
+    (tmp_path / "tmp").mkdir()
+    return subprocess.Popen(
+        [*CTXMODEL, "check", "--target", SLOW_BUG, "--profile", "ci", "--seed", "0", "--jobs", "2",
+         "--property", "normalize.results-lead", "--fixtures", str(tmp_path / "fx"), "--regressions",
+         str(tmp_path / "none")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(tmp_path / "hyp"),
+             "TMPDIR": str(tmp_path / "tmp")},
+    )
+
+
+def _wait_for_a_worker_fixture(tmp_path: Path, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list((tmp_path / "tmp").glob("ctxmodel-job-*/*.json")):
+            return
+        time.sleep(0.05)
+    raise AssertionError("no worker wrote a fixture while the kind was being shrunk")
+
+
+def _workers(pid: int) -> list[int]:
+    """The run's worker processes (its direct children, the resource tracker aside)."""
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False).stdout
+    workers = []
+    for child in map(int, out.split()):
+        cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+        if b"resource_tracker" not in cmdline:
+            workers.append(child)
+    return workers
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals, /proc")
+def test_an_interrupt_at_two_jobs_keeps_the_kind_a_worker_was_shrinking(tmp_path: Path, warm_storage: Path) -> None:
+    _storage(tmp_path, warm_storage)
+    proc = _start_jobs(tmp_path)
+    _wait_for_a_worker_fixture(tmp_path, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (proc.returncode, out[-2000:], err[-2000:])
+    fixtures = list((tmp_path / "fx").glob("*.json"))
+    assert len(fixtures) == 1, (fixtures, out)
+    assert json.loads(fixtures[0].read_text())["property"] == "normalize.results-lead"
+    assert "its unshrunk fixtures kept" in out, out
+    assert not list((tmp_path / "tmp").glob("ctxmodel-job-*")), "a scratch directory was left behind"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals, /proc")
+def test_a_worker_killed_in_the_shrink_leaves_its_unshrunk_fixture(tmp_path: Path, warm_storage: Path) -> None:
+    _storage(tmp_path, warm_storage)
+    proc = _start_jobs(tmp_path)
+    _wait_for_a_worker_fixture(tmp_path, proc)
+    for worker in _workers(proc.pid):
+        os.kill(worker, signal.SIGKILL)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, (proc.returncode, out[-2000:], err[-2000:])
+    fixtures = list((tmp_path / "fx").glob("*.json"))
+    assert len(fixtures) == 1, (fixtures, out)
+    assert "its worker process ended (exit code -9); its unshrunk fixtures kept" in out, out
