@@ -143,6 +143,100 @@ def test_a_bad_spec_fails_at_start(tmp_path: Path) -> None:
     assert 'policy orphans="keep": expected one of drop|to_text|any|relabel' in proc.stderr.decode()
 
 
+TRIMMER = """
+const config = kit.selectConfiguration(["keep-last", "drop-first"]);
+kit.serve({
+  name: "trimmer", version: "0.1.0", dialect: "openai-chat", tokenizer: { encoding: "o200k_base", fudge: 1 },
+  policies: { trimSystem: config === "keep-last" ? "keep" : "any", trimLastUser: "any", trimPartial: "yes",
+              trimBudget: "tokens" },
+  ops: {
+    trim: (p) => ({ messages: config === "keep-last" ? kit.messagesOf(p).slice(-1) : kit.messagesOf(p).slice(1) }),
+    count: (p) => ({ tokens: kit.messagesOf(p).length }),
+    roundtrip: (p) => ({ messages: JSON.parse(JSON.stringify(kit.messagesOf(p))) }),
+  },
+});
+"""
+
+
+@pytest.mark.parametrize("esm", [False, True], ids=["cjs", "esm"])
+def test_a_trim_target_declares_its_dialect_and_trim_policies(tmp_path: Path, esm: bool) -> None:
+    from ctxmodel.targets.handshake import parse_description
+
+    script = write_target(tmp_path, TRIMMER, esm=esm)
+    msgs = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi", "x": [1]}]
+    proc = subprocess.run(
+        ["node", str(script), "drop-first"],
+        input=(request(1, "describe") + "\n" + request(2, "trim", {"messages": msgs, "maxTokens": 1}) + "\n").encode(),
+        capture_output=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr.decode()
+    described, trimmed = (json.loads(line) for line in proc.stdout.decode().splitlines())
+    assert described["result"] == {
+        "protocol": 1,
+        "name": "trimmer",
+        "version": "0.1.0",
+        "ops": ["describe", "trim", "count"],  # roundtrip is private: answered, never declared
+        "tokenizer": {"encoding": "o200k_base", "fudge": 1},
+        "dialect": "openai-chat",
+        "policies": {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "yes", "trimBudget": "tokens"},
+    }
+    assert trimmed == {"id": 2, "result": {"messages": msgs[1:]}}
+    # What the harness reads of it: the ops it knows, the dialect carried with the policies.
+    description = parse_description(described["result"], "fallback")
+    assert description.ops == {"describe", "trim", "count"}
+    assert description.policies["dialect"] == "openai-chat"
+    assert description.policies["trimPartial"] == "yes"
+
+
+def test_the_private_roundtrip_op_is_answered_with_the_mutation_check(tmp_path: Path) -> None:
+    script = write_target(tmp_path, TRIMMER)
+    msgs = [{"role": "user", "content": [{"type": "text", "text": "hi"}], "name": "alice"}]
+    proc = subprocess.run(
+        ["node", str(script), "keep-last"],
+        input=(request(1, "roundtrip", {"messages": msgs}) + "\n").encode(),
+        capture_output=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert json.loads(proc.stdout.decode()) == {"id": 1, "result": {"messages": msgs}}
+    # A target that does not define it answers it as any op it lacks; an inherited name is no op.
+    replies, _ = talk(write_target(tmp_path, SIMPLE, name="plain"), [request(1, "roundtrip"), request(2, "toString")])
+    assert [r["error"]["message"] for r in replies] == [
+        'TargetInputError: unknown op "roundtrip"; this target offers describe, effective, count',
+        'TargetInputError: unknown op "toString"; this target offers describe, effective, count',
+    ]
+
+
+def test_select_configuration_lists_and_refuses_unknown_ones(tmp_path: Path) -> None:
+    script = write_target(tmp_path, TRIMMER)
+    listed = subprocess.run(["node", str(script), "--list"], capture_output=True, timeout=30, check=False)
+    assert listed.returncode == 0 and listed.stdout.decode() == "keep-last\ndrop-first\n"
+    for argv, said in (([], "no configuration given"), (["keep-first"], 'configuration "keep-first": unknown')):
+        proc = subprocess.run(["node", str(script), *argv], input=b"", capture_output=True, timeout=30, check=False)
+        assert proc.returncode == 2 and proc.stdout == b""
+        assert f"{said}; expected one of keep-last, drop-first (or --list)" in proc.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ('dialect: "openai", ops: {}', 'dialect "openai": expected one of anthropic, openai-chat'),
+        (
+            'dialect: "openai-chat", ops: { normalize: (p) => p, trim: (p) => p }',
+            "dialect openai-chat: ops normalize read Anthropic messages only; a openai-chat target offers some of "
+            "trim, count",
+        ),
+        ('policies: { dialect: "openai-chat" }, ops: {}', 'policies.dialect: declare it as the spec\'s own "dialect"'),
+        ('policies: { trimPartial: "maybe" }, ops: {}', 'policy trimPartial="maybe": expected one of no|yes'),
+        ('policies: { trimBudget: "messages" }, ops: {}', 'policy trimBudget="messages": expected one of tokens|none'),
+    ],
+    ids=["dialect", "anthropic-only-op", "dialect-as-policy", "trimPartial", "trimBudget"],
+)
+def test_a_bad_trim_spec_fails_at_start(tmp_path: Path, spec: str, said: str) -> None:
+    script = write_target(tmp_path, f"kit.serve({{ {spec} }})")
+    proc = subprocess.run(["node", str(script)], input=b"", capture_output=True, timeout=30, check=False)
+    assert proc.returncode != 0
+    assert said in proc.stderr.decode()
+
+
 def test_a_result_that_is_not_an_object_is_an_error(tmp_path: Path) -> None:
     body = """
 kit.serve({ name: "bad", ops: {

@@ -24,23 +24,40 @@
 //   as IEEE doubles, so this edits nothing) or "lossless" (each number kept as its source text in a
 //   `Num`, which still behaves as a number in arithmetic and in JSON.stringify).
 //
-// The spec: { name, version, tokenizer?, policies?, ops, describe?, numbers?, checkMutation?,
+// The spec: { name, version, tokenizer?, dialect?, policies?, ops, describe?, numbers?, checkMutation?,
 //             deterministic?, clockStart? }. `ops` maps op names (normalize, effective, request,
-//             recover, count, repair) to functions (params, ctx) -> result object (or a promise of one);
-//             ctx = { op, id, policies, uuid(), now() }. `describe` adds fields to the describe reply.
+//             recover, count, repair, trim) to functions (params, ctx) -> result object (or a promise of
+//             one); ctx = { op, id, policies, uuid(), now() }. `dialect` ("anthropic" or "openai-chat")
+//             is describe's own field, never a policy. `describe` adds fields to the describe reply.
+//             The private op `roundtrip` (a library adapter's conversion to the library's messages and
+//             back, for ctxmodel's own round-trip test) is answered but never listed in `describe`:
+//             the harness knows no such op and refuses a target that declares one.
+//
+// A library adapter that serves one of several configurations picks it with
+// `selectConfiguration(names)`: `--list` prints the names one per line and exits 0; a name not
+// among them is a start error naming them.
 
 const nodeCrypto = require("crypto");
 const nodeModule = require("module");
 
 const KIT_VERSION = "1.0.0";
 const PROTOCOL = 1;
-const OP_NAMES = ["normalize", "effective", "request", "recover", "count", "repair"];
+const OP_NAMES = ["normalize", "effective", "request", "recover", "count", "repair", "trim"];
+// Answered, never declared: the harness's describe check refuses an op it does not know.
+const PRIVATE_OPS = ["roundtrip"];
+const DIALECTS = ["anthropic", "openai-chat"];
+// The ops defined on messages of every dialect (contract §7); the others read Anthropic ones only.
+const EVERY_DIALECT_OPS = ["trim", "count"];
 const POLICY_CHOICES = {
   orphans: ["drop", "to_text", "any", "relabel"],
   trailing: ["leave", "close"],
   resultOrder: ["any", "tool_use"],
   recoverSuccess: ["fits", "converges"],
   inputs: ["any", "agent-stored"],
+  trimSystem: ["keep", "first", "any"],
+  trimLastUser: ["keep", "any"],
+  trimPartial: ["no", "yes"],
+  trimBudget: ["tokens", "none"],
 };
 const STACK_LINES = 4;
 
@@ -453,10 +470,29 @@ function checkSpec(spec) {
   if (!spec || typeof spec !== "object") throw new Error("ctxmodel target kit: serve(spec): expected an object");
   const ops = spec.ops || {};
   for (const [op, fn] of Object.entries(ops)) {
-    if (!OP_NAMES.includes(op)) {
-      throw new Error(`ctxmodel target kit: unknown op ${JSON.stringify(op)}; expected ${OP_NAMES.join(", ")}`);
+    if (!OP_NAMES.includes(op) && !PRIVATE_OPS.includes(op)) {
+      throw new Error(
+        `ctxmodel target kit: unknown op ${JSON.stringify(op)}; expected ${[...OP_NAMES, ...PRIVATE_OPS].join(", ")}`,
+      );
     }
     if (typeof fn !== "function") throw new Error(`ctxmodel target kit: ops.${op}: expected a function`);
+  }
+  if (spec.dialect !== undefined) {
+    if (!DIALECTS.includes(spec.dialect)) {
+      throw new Error(`ctxmodel target kit: dialect ${JSON.stringify(spec.dialect)}: expected one of ${DIALECTS.join(", ")}`);
+    }
+    const anthropicOnly = Object.keys(ops).filter(
+      (op) => OP_NAMES.includes(op) && !EVERY_DIALECT_OPS.includes(op),
+    );
+    if (spec.dialect !== DIALECTS[0] && anthropicOnly.length) {
+      throw new Error(
+        `ctxmodel target kit: dialect ${spec.dialect}: ops ${anthropicOnly.join(", ")} read Anthropic messages only; ` +
+          `a ${spec.dialect} target offers some of ${EVERY_DIALECT_OPS.join(", ")}`,
+      );
+    }
+  }
+  if (spec.policies && Object.prototype.hasOwnProperty.call(spec.policies, "dialect")) {
+    throw new Error('ctxmodel target kit: policies.dialect: declare it as the spec\'s own "dialect", not a policy');
   }
   for (const [key, value] of Object.entries(spec.policies || {})) {
     const choices = POLICY_CHOICES[key];
@@ -478,7 +514,8 @@ function createServer(spec) {
   const deterministic = spec.deterministic !== false;
   if (deterministic) installDeterminism(spec.clockStart);
   const declared = { ...(spec.policies || {}) };
-  const offered = Object.keys(ops);
+  const offered = Object.keys(ops).filter((op) => !PRIVATE_OPS.includes(op));
+  const answered = Object.keys(ops);
 
   function describe() {
     return {
@@ -487,6 +524,7 @@ function createServer(spec) {
       version: String(spec.version || ""),
       ops: ["describe", ...offered],
       tokenizer: spec.tokenizer || "o200k_base",
+      ...(spec.dialect !== undefined ? { dialect: spec.dialect } : {}),
       policies: declared,
       ...(spec.describe || {}),
     };
@@ -494,7 +532,7 @@ function createServer(spec) {
 
   async function run(op, params, id) {
     if (op === "describe") return describe();
-    const fn = ops[op];
+    const fn = answered.includes(op) ? ops[op] : undefined;
     if (!fn) {
       throw new TargetInputError(`unknown op ${JSON.stringify(op)}; this target offers ${["describe", ...offered].join(", ")}`);
     }
@@ -561,6 +599,23 @@ function createServer(spec) {
   return { describe, handle, handleLine, spec };
 }
 
+/**
+ * The configuration an adapter was started with: its first argument, one of `names`. `--list`
+ * prints the names one per line on stdout and exits 0 (before `serve` takes stdout over); no
+ * argument or an unknown one is a start error (exit 2) naming the choices.
+ */
+function selectConfiguration(names, argv = process.argv.slice(2)) {
+  const choices = [...names];
+  if (argv[0] === "--list") {
+    process.stdout.write(choices.map((name) => name + "\n").join(""));
+    process.exit(0);
+  }
+  if (argv.length === 1 && choices.includes(argv[0])) return argv[0];
+  const said = argv.length ? `configuration ${JSON.stringify(argv.join(" "))}: unknown` : "no configuration given";
+  process.stderr.write(`ctxmodel target kit: ${said}; expected one of ${choices.join(", ")} (or --list)\n`);
+  process.exit(2);
+}
+
 /** Serve `spec` over JSON lines on stdin/stdout until stdin ends. Returns the server. */
 function serve(spec) {
   const server = createServer(spec);
@@ -598,9 +653,12 @@ function serve(spec) {
 }
 
 module.exports = {
+  DIALECTS,
   KIT_VERSION,
   Num,
+  OP_NAMES,
   POLICY_CHOICES,
+  PRIVATE_OPS,
   TargetInputError,
   cloneJson,
   createServer,
@@ -609,6 +667,7 @@ module.exports = {
   installDeterminism,
   messagesOf,
   parseLossless,
+  selectConfiguration,
   serve,
   stringifyLossless,
   uninstallDeterminism,

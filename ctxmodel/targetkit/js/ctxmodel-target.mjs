@@ -8,9 +8,12 @@ const require = createRequire(import.meta.url);
 const kit = require("./ctxmodel-target.cjs");
 
 export const {
+  DIALECTS,
   KIT_VERSION,
   Num,
+  OP_NAMES,
   POLICY_CHOICES,
+  PRIVATE_OPS,
   TargetInputError,
   cloneJson,
   createServer,
@@ -19,6 +22,7 @@ export const {
   installDeterminism,
   messagesOf,
   parseLossless,
+  selectConfiguration,
   serve,
   stringifyLossless,
   uninstallDeterminism,
