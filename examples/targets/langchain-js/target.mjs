@@ -93,9 +93,14 @@ function snapshot(message) {
   ]);
 }
 
-/** The caller's dicts for `result`: the input message each came from, with a cut content. */
+/**
+ * The caller's dicts for `result`: the input message each came from, with a cut content. An entry
+ * that is no message at all (trimMessages with includeSystem answers `[undefined]` when not even
+ * the system message fits) is passed on as what serialising it sends: null.
+ */
 function back(result, messages, converted) {
   return result.map((message) => {
+    if (message === undefined || message === null) return null;
     const tag = typeof message.id === "string" && message.id.startsWith(TAG) ? Number(message.id.slice(TAG.length)) : NaN;
     if (!Number.isInteger(tag) || tag < 0 || tag >= messages.length) {
       throw new Error(`the trimmer returned a message it was not given: ${JSON.stringify(message).slice(0, 200)}`);
