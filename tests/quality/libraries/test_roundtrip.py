@@ -2,8 +2,9 @@
 
 A lossy adapter makes flags that are no bugs of the library: a key dropped on the way in reads as
 ``invented`` or ``moved`` on the way out. So each adapter in ``examples/targets/<library>/`` offers
-the private op ``roundtrip`` (convert, convert back, trim nothing), and here every history the
-Chat Completions strategies draw must come back JSON-equal, unknown keys and all.
+the private op ``roundtrip`` (convert, convert back, trim nothing), and here every history drawn in the dialect
+the adapter declares (the Chat Completions strategies, or every stored shape of contract §1 for an
+Anthropic one) must come back JSON-equal, unknown keys and all.
 
 A library's environment is installed on demand (``python examples/targets/install.py LIBRARY``),
 never with ctxmodel: a library whose environment is not installed here is skipped, with the
@@ -20,7 +21,9 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from ctxmodel.strategies import histories
 from ctxmodel.strategies.openai_chat import chat_histories
 
 REPO = Path(__file__).resolve().parents[3]
@@ -51,6 +54,7 @@ class Adapter:
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO
         )
         self.next_id = 0
+        self.dialect = "anthropic"
 
     def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -82,13 +86,15 @@ def adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
     configs = listed.stdout.split()
     assert configs, f"{request.param}: --list printed no configuration"
     process = Adapter([*argv, configs[0]])
+    process.dialect = process.call("describe", {})["result"].get("dialect", "anthropic")
     yield process
     process.close()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(history=chat_histories())
-def test_the_adapter_round_trip_is_lossless(adapter: Adapter, history: list[dict[str, Any]]) -> None:
+@given(data=st.data())
+def test_the_adapter_round_trip_is_lossless(adapter: Adapter, data: st.DataObject) -> None:
+    history = data.draw(chat_histories() if adapter.dialect == "openai-chat" else histories(), label="history")
     reply = adapter.call("roundtrip", {"messages": history})
     assert "error" not in reply, reply["error"]
     assert reply["result"]["messages"] == history
