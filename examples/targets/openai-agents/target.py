@@ -1,0 +1,73 @@
+"""The OpenAI Agents SDK's session limit as a ``trim`` target (contract §10), in its own environment
+(``python examples/targets/install.py openai-agents``); one configuration a process, named on the
+command line; ``--list`` prints the names::
+
+    cd examples/targets/openai-agents
+    ctxmodel check --ops trim --target exec:".venv/bin/python target.py get-items"
+
+A session limits what it returns by a count of items: ``SQLiteSession.get_items(limit=N)``, or
+``SessionSettings(limit=N)`` on the session or in ``RunConfig``, which ``get_items()`` and the runner
+resolve to the same call. It returns the newest N items as stored, and nothing more. The runner then
+prepares the model's input from them: it drops a call with no output and, when a limit was applied,
+an output whose call the limit cut away, then removes repeated call ids. Two configurations:
+
+- ``get-items``: what ``SQLiteSession.get_items(limit=4)`` returns;
+- ``runner``: what ``Runner.run`` sends the model from a session with ``SessionSettings(limit=4)``, the
+  history being the session's items and the new input empty (the model is a recorder that answers
+  one text, so nothing leaves the machine).
+
+The limit counts items, not tokens, and an item is not a message (an assistant message with three
+calls is four items), so ``maxTokens`` cannot be it: the adapter declares ``trimBudget=none`` and
+fixes the limit. The SDK makes no promise about system messages or the last user message
+(``trimSystem=any``, ``trimLastUser=any``) and cuts no item (``trimPartial=no``).
+
+The conversion, both ways lossless: each Chat Completions message becomes the Responses items an
+agent's session holds for it (a ``message`` item; an assistant's ``function_call`` per tool call,
+after its text; a ``tool`` message's ``function_call_output``), each tagged with the message and the
+item it came from (a session stores JSON, so an item read back is a new object and the tag is the
+side table's key). Back, a message whose items all return in order is the original dict; some of its
+items make the original less the calls (and the text) that did not return, which is what the SDK's
+own Chat Completions converter would send for them: an edited message, as the gate sees it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+POLICIES = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no", "trimBudget": "none"}
+
+#: name -> (what it is, which call, the item limit).
+CONFIGURATIONS: dict[str, tuple[str, str, int]] = {
+    "get-items": ("SQLiteSession.get_items(limit=4)", "get-items", 4),
+    "runner": ("Runner.run's model input from a session with SessionSettings(limit=4)", "runner", 4),
+}
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--list"]:
+        print("\n".join(CONFIGURATIONS))
+        return 0
+    if len(argv) != 1 or argv[0] not in CONFIGURATIONS:
+        print(f"usage: target.py --list | CONFIGURATION, one of: {', '.join(CONFIGURATIONS)}", file=sys.stderr)
+        return 2
+    # Imported only now: the kit takes file descriptor 1 for the protocol when it is imported, and
+    # ``--list`` prints there.
+    from importlib.metadata import version
+
+    from ctxmodel_target import serve
+    from session import roundtrip, trim_op
+
+    what, how, limit = CONFIGURATIONS[argv[0]]
+    serve(
+        name=f"openai-agents {argv[0]}: {what}",
+        version=f"openai-agents {version('openai-agents')}",
+        dialect="openai-chat",
+        policies=POLICIES,
+        ops={"trim": trim_op(how, limit), "roundtrip": roundtrip},
+        describe={"ops": ["trim"]},  # roundtrip is private: answered, never declared
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
