@@ -170,15 +170,23 @@ class _Recorder(Model):
         raise NotImplementedError("the adapter runs without streaming")
 
 
+def _last_user(messages: Sequence[Msg]) -> int:
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    return users[-1] if users else len(messages)
+
+
 async def runner_input(messages: Sequence[Msg], limit: int) -> list[Msg]:
-    """What ``Runner.run`` sends the model from a session whose settings limit it, the history being the
-    session's items and the new input empty."""
+    """What ``Runner.run`` sends the model for the turn that opens at the last user message, the turns
+    before it being the items of a session whose settings limit it (a history with no user message
+    is all session)."""
     converted = Converted(messages)
-    session = await _session(converted, SessionSettings(limit=limit))
+    start = sum(converted.sizes[: _last_user(messages)])
+    session = SQLiteSession("ctxmodel", session_settings=SessionSettings(limit=limit))
+    await session.add_items(copy.deepcopy(converted.items[:start]))
     model = _Recorder()
     try:
-        await Runner.run(Agent(name="ctxmodel", model=model), input=[], session=session,
-                         run_config=RunConfig(tracing_disabled=True))
+        await Runner.run(Agent(name="ctxmodel", model=model), input=copy.deepcopy(converted.items[start:]),
+                         session=session, run_config=RunConfig(tracing_disabled=True))
     finally:
         session.close()
     sent = model.inputs[0]

@@ -12,14 +12,15 @@ prepares the model's input from them: it drops a call with no output and, when a
 an output whose call the limit cut away, then removes repeated call ids. Two configurations:
 
 - ``get-items``: what ``SQLiteSession.get_items(limit=4)`` returns;
-- ``runner``: what ``Runner.run`` sends the model from a session with ``SessionSettings(limit=4)``, the
-  history being the session's items and the new input empty (the model is a recorder that answers
-  one text, so nothing leaves the machine).
+- ``runner``: what ``Runner.run`` sends the model for the turn that opens at the last user message
+  (the run's input), the turns before it being a session with ``SessionSettings(limit=4)`` (the model
+  is a recorder that answers one text, so nothing leaves the machine). The run's input is always
+  sent, so this one keeps the last user message (``trimLastUser=keep``).
 
 The limit counts items, not tokens, and an item is not a message (an assistant message with three
 calls is four items), so ``maxTokens`` cannot be it: the adapter declares ``trimBudget=none`` and
-fixes the limit. The SDK makes no promise about system messages or the last user message
-(``trimSystem=any``, ``trimLastUser=any``) and cuts no item (``trimPartial=no``).
+fixes the limit. The SDK makes no promise about system messages (``trimSystem=any``) or, in a
+session's items, the last user message (``trimLastUser=any``), and cuts no item (``trimPartial=no``).
 
 The conversion, both ways lossless: each Chat Completions message becomes the Responses items an
 agent's session holds for it (a ``message`` item; an assistant's ``function_call`` per tool call,
@@ -36,10 +37,15 @@ import sys
 
 POLICIES = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no", "trimBudget": "none"}
 
-#: name -> (what it is, which call, the item limit).
-CONFIGURATIONS: dict[str, tuple[str, str, int]] = {
-    "get-items": ("SQLiteSession.get_items(limit=4)", "get-items", 4),
-    "runner": ("Runner.run's model input from a session with SessionSettings(limit=4)", "runner", 4),
+#: name -> (what it is, which call, the item limit, the policies).
+CONFIGURATIONS: dict[str, tuple[str, str, int, dict[str, str]]] = {
+    "get-items": ("SQLiteSession.get_items(limit=4)", "get-items", 4, POLICIES),
+    "runner": (
+        "Runner.run's model input, the turns before the last user message in a session with SessionSettings(limit=4)",
+        "runner",
+        4,
+        {**POLICIES, "trimLastUser": "keep"},
+    ),
 }
 
 
@@ -57,12 +63,12 @@ def main(argv: list[str]) -> int:
     from ctxmodel_target import serve
     from session import roundtrip, trim_op
 
-    what, how, limit = CONFIGURATIONS[argv[0]]
+    what, how, limit, policies = CONFIGURATIONS[argv[0]]
     serve(
         name=f"openai-agents {argv[0]}: {what}",
         version=f"openai-agents {version('openai-agents')}",
         dialect="openai-chat",
-        policies=POLICIES,
+        policies=policies,
         ops={"trim": trim_op(how, limit), "roundtrip": roundtrip},
         describe={"ops": ["trim"]},  # roundtrip is private: answered, never declared
     )

@@ -52,6 +52,14 @@ CONFIGURATIONS: dict[str, tuple[str, dict[str, Any], bool]] = {
         {"target_count": 4, "auto_reduce": True},
         True,
     ),
+    # target_count=1 is the samples' "keep the last message" reducer, the smallest target: a cut there
+    # can keep the system message alone while a call's results are still being added.
+    "auto-reduce-target1": (
+        "ChatHistoryTruncationReducer(target_count=1, threshold_count=1, auto_reduce=True), "
+        "each message added with add_message_async",
+        {"target_count": 1, "threshold_count": 1, "auto_reduce": True},
+        True,
+    ),
 }
 
 
