@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 import attrs
 import hypothesis
-from hypothesis import Phase, example, given
-from hypothesis.errors import HypothesisException, HypothesisWarning
+from hypothesis import Phase, given
+from hypothesis.errors import HypothesisException, HypothesisWarning, UnsatisfiedAssumption
 from hypothesis.reporting import with_reporter
 
 from ctxmodel.codec import copy_json
@@ -257,6 +257,8 @@ class _State:
     examples: int = 0
     shrink_steps: int = 0
     failing: bool = False
+    #: True while the regression fixtures are judged, before the search: a call then is an example.
+    explicit: bool = False
     #: The last input each kind failed on: Hypothesis replays each kind's minimal example last.
     last: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
     warned: dict[str, tuple[dict[str, Any], Finding, tuple[Any, ...], int]] = attrs.field(factory=dict)
@@ -377,7 +379,7 @@ def run_property(
     def body(params: dict[str, Any]) -> None:
         if options.stop_at is not None and time.monotonic() >= options.stop_at:
             raise Cut("the run's deadline passed")
-        shrinking = state.failing and not generating()
+        shrinking = state.failing and not generating() and not state.explicit
         if shrinking:
             state.shrink_steps += 1
         else:
@@ -425,8 +427,7 @@ def run_property(
             raise _error_for(key)([f for _, f in raising if _ == key])
 
     test: Any = given(strategy)(body)
-    for params in examples:
-        test = example(params)(test)
+    regressions = [copy_json(params) for params in examples]
     chosen = profile.hypothesis_settings(max_examples=max_examples, database=database)
     test = chosen(test)
     wanted = options.enough
@@ -444,7 +445,20 @@ def run_property(
             # Hypothesis warns when its printout of a failing example's arguments grows past its
             # limit (a 1 MB count input). The gate never prints that repr: it renders the fixture.
             warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)
-            test()
+            # The regression fixtures first, each judged as it stands (it is minimal already), then the
+            # search: a fixture that still fails is one kind met, not the end of the property's run,
+            # which is what Hypothesis makes of a failing explicit example.
+            state.explicit = True
+            for params in regressions:
+                try:
+                    body(params)
+                except UnsatisfiedAssumption:
+                    continue
+                except PropertyFailed:
+                    continue
+            state.explicit = False
+            if set(profile.phases) - {Phase.explicit}:  # the replay profile judges the fixtures alone
+                test()
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, the deadline: keep what was found
         cut = str(exc) if isinstance(exc, Cut) else "interrupted"
         return _cut_short(prop, state, cut, time.monotonic() - started, target,
@@ -465,7 +479,7 @@ def run_property(
     )
     for kind in warned:
         emit(WarningMet(prop, kind))
-    if error is None or not state.last:
+    if not state.last:
         if error is not None and not _only_rejections(error):
             return Outcome(
                 prop,
@@ -504,7 +518,7 @@ def run_property(
         warned=warned,
         warnings_total=state.warnings_total,
         seconds=seconds,
-        flaky=not _is_kind_error(error),
+        flaky=error is not None and not _is_kind_error(error),
         known=tuple(state.known_met),
         rejected=state.rejected,
     )

@@ -125,6 +125,10 @@ def search_on_after_a_failure(calls: int, enough: Callable[[], bool] = lambda: F
     a target with three bugs in one property showed one, and a slow target whose first input failed
     had its property judge one example. Hypothesis's own limits (valid examples, invalid inputs, an
     exhausted search tree) still end generation. When the hook is missing this does nothing.
+
+    The same goes for a failure replayed from the example database: Hypothesis ends the run at once
+    when the database gave back an input it had already shrunk, so a property with two kinds, one of
+    them stored, would judge one example on every later run and never meet the other again.
     """
     try:
         from hypothesis.internal.conjecture import engine as conjecture
@@ -156,9 +160,37 @@ def search_on_after_a_failure(calls: int, enough: Callable[[], bool] = lambda: F
             return False
         return bool(self.call_count < calls)
 
+    generate: Callable[[Any], None] | None = getattr(runner, "generate_new_test_cases", None)
+
+    def generate_after_replayed_failures(self: Any) -> None:
+        assert generate is not None
+        replayed = self.interesting_test_cases
+        if not replayed or enough():
+            generate(self)
+            return
+        # Hypothesis skips generation when the database gave back failures. Searched as if none
+        # had been met yet, then the replayed ones kept over a fresh meeting of the same kind
+        # (they are shrunk already; the fresh one is not).
+        self.interesting_test_cases = {}
+        try:
+            generate(self)
+        finally:
+            self.interesting_test_cases = {**self.interesting_test_cases, **replayed}
+
     runner.should_generate_more = should_generate_more
+    # Read as False while this is active: a replayed shrunk failure no longer ends the run unsearched.
+    reused = runner.__dict__.get("reused_previously_shrunk_test_case")
+    runner.reused_previously_shrunk_test_case = property(lambda self: False, lambda self, value: None)
+    if generate is not None:
+        runner.generate_new_test_cases = generate_after_replayed_failures
     try:
         yield
     finally:
         runner.should_generate_more = original
+        if generate is not None:
+            runner.generate_new_test_cases = generate
+        if reused is None:
+            del runner.reused_previously_shrunk_test_case
+        else:  # pragma: no cover - a Hypothesis that made it a class attribute
+            runner.reused_previously_shrunk_test_case = reused
         _RUNNER.clear()
