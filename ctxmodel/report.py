@@ -150,12 +150,23 @@ def format_warnings(outcomes: Iterable[Outcome], target_spec: str = "") -> str:
     return "Warnings (not failures; --strict makes them failures):\n" + "\n".join(lines) if lines else ""
 
 
-def format_summary(outcomes: Sequence[Outcome]) -> str:
+def format_summary(outcomes: Sequence[Outcome], cells: Mapping[str, tuple[int, int]] | None = None) -> str:
+    """One line per property. With ``cells`` (``Coverage.judged_cells``), a column of the input
+    cells each property judged out of those it can judge: a pass that judged 2 of 22 cells is weaker
+    than one that judged all 22, and a kind hidden in an unreached cell was not looked for."""
     width = max([len("property"), *(len(o.prop.id) for o in outcomes)])
-    lines = [f"{'property':<{width}}  {'examples':>8}  {'found at':>8}  {'shrinks':>7}  result"]
+    column = cells is not None
+    head = f"{'cells':>7}  " if column else ""
+    lines = [f"{'property':<{width}}  {'examples':>8}  {head}{'found at':>8}  {'shrinks':>7}  result"]
     for o in outcomes:
         found = str(min(k.first_example for k in o.kinds)) if o.kinds else "-"
-        lines.append(f"{o.prop.id:<{width}}  {o.examples:>8}  {found:>8}  {o.shrink_steps:>7}  {status_word(o)}")
+        reached = ""
+        if cells is not None:
+            judged = cells.get(o.prop.id)
+            reached = f"{f'{judged[0]}/{judged[1]}' if judged and o.examples else '-':>7}  "
+        lines.append(
+            f"{o.prop.id:<{width}}  {o.examples:>8}  {reached}{found:>8}  {o.shrink_steps:>7}  {status_word(o)}"
+        )
     counts = {s: sum(1 for o in outcomes if o.status == s) for s in STATUSES}
     line = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no properties selected"
     known_only = sum(o.status == "passed" and bool(o.known) for o in outcomes)

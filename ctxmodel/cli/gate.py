@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -185,8 +185,7 @@ def check(
             if junit and isinstance(exc, TargetError):
                 _write_junit(junit, report.junit_error(str(exc), target_spec=target_spec))
             _die(exc)
-        if show_coverage:
-            cells = Coverage(excluded=excluded_by(policies))
+        cells = Coverage(excluded=excluded_by(policies))  # the summary's cells column; --coverage's table
         desc = target.description
         click.echo(
             f"ctxmodel check: {desc.name} {desc.version} ({spec}); tokenizer {desc.tokenizer}; "
@@ -244,8 +243,8 @@ def check(
         target.close()
         if running:
             _finish(outcomes, props, spec=str(spec), seed=run_seed, profile=chosen_profile.name, junit=junit,
-                    stopped=stopped, known=known)
-            if cells is not None:
+                    stopped=stopped, known=known, cells=cells.judged_cells(props) if cells is not None else None)
+            if cells is not None and show_coverage:
                 click.echo("")
                 click.echo(cells.format(props))
     sys.exit(code)
@@ -253,7 +252,7 @@ def check(
 
 def _finish(
     outcomes: list[Any], props: Sequence[Any], *, spec: str, seed: int | None, profile: str, junit: str | None,
-    stopped: str, known: Baseline | None = None,
+    stopped: str, known: Baseline | None = None, cells: Mapping[str, tuple[int, int]] | None = None,
 ) -> None:
     """Warnings, the summary, the seed and the JUnit file: printed and written on every exit path,
     an interrupt included (contract §9). With a baseline, its per-kind verdicts after the summary."""
@@ -271,7 +270,7 @@ def _finish(
         click.echo("")
         click.echo(warnings)
     click.echo("")
-    click.echo(report.format_summary(full))
+    click.echo(report.format_summary(full, cells))
     if known is not None:
         click.echo("")
         click.echo(report.format_baseline(known.directory, verdicts(known, raw)))

@@ -69,6 +69,14 @@ class Coverage:
             out.append(Row(prop.id, prop.op, self.examples[prop.id], dict(counts), patterns, never, out_of_space))
         return out
 
+    def judged_cells(self, props: Iterable[_Prop]) -> dict[str, tuple[int, int]]:
+        """Per partitioned property, the cells it judged and the cells it can judge (its patterns
+        the declared input space keeps): the summary's ``cells`` column."""
+        return {
+            row.id: (len(row.judged) - len(row.never) - len(row.excluded), len(row.judged) - len(row.excluded))
+            for row in self.rows(props)
+        }
+
     def format(self, props: Sequence[_Prop]) -> str:
         return format_table(self.rows(props), [p for p in props if not judged(p.id, p.op)], self.excluded)
 
