@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 from hypothesis import strategies as st
 
 from ctxmodel import engine
@@ -46,3 +47,29 @@ def test_a_kind_behind_a_commoner_one_is_found_and_the_search_uses_its_budget(tm
     assert {k.key for k in outcome.kinds} == {"toy.two-kinds/common", "toy.two-kinds/rare"}
     assert outcome.examples > 100, outcome.examples  # it went on generating after the first kind
     assert len(drawn) == outcome.examples
+
+
+def test_a_kind_stored_as_a_regression_fixture_does_not_end_the_search(tmp_path: Path) -> None:
+    """Hypothesis stops at a failing explicit example; the gate judges the fixture, then searches."""
+    fixture = {"messages": [{"role": "user", "content": "5"}]}
+    config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "fx", seed=0, max_examples=200,
+                       database=None, trim=False, regressions={TWO_KINDS.id: (fixture,)})
+    (outcome,) = engine.run([TWO_KINDS], config, target=open_target("reference")).outcomes
+    kinds = {k.key: k for k in outcome.kinds}
+    assert set(kinds) == {"toy.two-kinds/common", "toy.two-kinds/rare"}
+    assert kinds["toy.two-kinds/common"].first_example == 1
+    assert outcome.examples > 100, outcome.examples
+
+
+def test_a_failure_replayed_from_the_database_does_not_end_the_search(tmp_path: Path) -> None:
+    """Hypothesis ends a run whose database gave back a shrunk failure; the gate searches on."""
+    from hypothesis.database import InMemoryExampleDatabase
+
+    database = InMemoryExampleDatabase()
+    config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "fx", seed=0, max_examples=200,
+                       database=database, trim=False)
+    engine.run([TWO_KINDS], config, target=open_target("reference"))
+    (again,) = engine.run([TWO_KINDS], attrs.evolve(config, seed=1, fixtures_dir=tmp_path / "fx2"),
+                          target=open_target("reference")).outcomes
+    assert {k.key for k in again.kinds} == {"toy.two-kinds/common", "toy.two-kinds/rare"}
+    assert again.examples > 100, again.examples

@@ -294,6 +294,26 @@ def test_check_coverage_prints_the_table_after_the_summary(tmp_path: Path) -> No
     assert "allowed<=0/" in table
 
 
+def test_the_summary_shows_the_cells_each_property_judged(tmp_path: Path) -> None:
+    """Without --coverage too: the summary's cells column, reached out of those it can judge."""
+    from ctxmodel.cli import cli
+
+    result = CliRunner().invoke(cli, [
+        "check", "--target", "reference", "--property", "recover.allowed-nonpositive-errors", "--property",
+        "count.agrees", "--max-examples", "8", "--profile", "ci", "--fixtures", str(tmp_path / "fx"),
+        "--regressions", str(tmp_path / "none"),
+    ])
+    assert result.exit_code == 0, result.output
+    assert "coverage: the cells" not in result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("property"))
+    assert header.split()[:3] == ["property", "examples", "cells"]
+    row = next(line for line in result.output.splitlines() if line.startswith("recover.allowed-nonpositive-errors"))
+    reached, _, total = row.split()[2].partition("/")
+    assert 0 < int(reached) <= int(total), row
+    counts = [line for line in result.output.splitlines() if line.startswith("count.")]
+    assert counts and all(line.split()[2] == "-" for line in counts)  # count has no partition
+
+
 def test_fuzz_report_shows_coverage_and_drops_hypothesis_internals() -> None:
     from ctxmodel.fuzz.report import render_html
     from ctxmodel.fuzz.results import CampaignResult, PropertyStats
