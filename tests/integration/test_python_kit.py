@@ -39,8 +39,11 @@ def trim(params):
         return ["not", "an", "object"]
     return {"messages": messages[-1:]}
 
+def roundtrip(params):
+    return {"messages": params["messages"]}
+
 serve(name="tiny", version="1.0", dialect="openai-chat", policies={"trimSystem": "any"},
-      ops={"trim": trim, "count": count})
+      ops={"trim": trim, "count": count, "roundtrip": roundtrip})
 """
 
 
@@ -125,3 +128,13 @@ def test_the_gate_drives_a_kit_adapter_as_a_process_target(tmp_path: Path) -> No
         assert reply == {"messages": [{"role": "user", "content": "b"}]}
     finally:
         target.close()
+
+
+def test_an_adapter_s_own_op_is_answered_but_not_declared(tmp_path: Path) -> None:
+    messages = [{"role": "user", "content": "a"}]
+    replies, _ = talk(
+        write_adapter(tmp_path),
+        [{"id": 1, "op": "describe", "params": {}}, {"id": 2, "op": "roundtrip", "params": {"messages": messages}}],
+    )
+    assert "roundtrip" not in replies[0]["result"]["ops"]
+    assert replies[1] == {"id": 2, "result": {"messages": messages}}

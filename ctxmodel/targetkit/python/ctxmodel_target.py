@@ -42,6 +42,9 @@ __all__ = ["KIT_VERSION", "first_difference", "serve"]
 
 KIT_VERSION = "1.0.0"
 PROTOCOL = 1
+#: The contract's ops (§7): the ones ``describe`` lists. An adapter may answer others of its own
+#: (``roundtrip``, for its round-trip test); the harness is never told of them.
+CONTRACT_OPS = frozenset({"normalize", "effective", "request", "recover", "count", "repair", "trim"})
 
 Op = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -124,7 +127,7 @@ def serve(
         "protocol": PROTOCOL,
         "name": name,
         "version": version,
-        "ops": sorted(ops),
+        "ops": sorted(op for op in ops if op in CONTRACT_OPS),
         "kit": f"python {KIT_VERSION}",
     }
     if dialect is not None:
