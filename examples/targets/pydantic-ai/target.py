@@ -15,6 +15,12 @@ result was produced."), and merges adjacent requests (results hoisted first). Th
 mirror: ``orphans=drop``; ``trailing=close`` with its default ``repair_last_response=True``, and
 ``trailing=leave`` with ``False`` (what the agent itself passes before a request).
 
+``pairing-passes`` runs the first two passes of ``_clean_message_history`` alone (private functions
+of the same module: ``_drop_orphaned_tool_results`` then ``_repair_dangling_tool_calls``), without
+the last one, ``_merge_consecutive_messages``, which joins adjacent requests into one. Contract §3
+keeps every message that had content, so a merge meets its clauses on inputs that need no pairing
+repair at all; this configuration tells what the pairing repair itself does.
+
 Conversion: each block becomes one part (a ``tool_result`` a ``ToolReturnPart``, ``is_error`` as
 outcome ``failed``; a ``tool_use`` a ``ToolCallPart``; thinking a ``ThinkingPart``; text a
 ``TextPart`` or ``UserPromptPart``; any other block a text part standing in for it, which the repair
@@ -32,7 +38,7 @@ from __future__ import annotations
 
 import sys
 
-NAMES = ("repair-messages", "repair-messages-keep-last")
+NAMES = ("repair-messages", "repair-messages-keep-last", "pairing-passes")
 if __name__ == "__main__" and sys.argv[1:] == ["--list"]:
     print("\n".join(NAMES))
     sys.exit(0)
@@ -44,6 +50,7 @@ from importlib import metadata
 from typing import Any
 
 from ctxmodel_target import serve
+from pydantic_ai import messages as pydantic_messages
 from pydantic_ai.messages import (
     ERROR_OUTCOMES,
     ModelMessage,
@@ -178,13 +185,21 @@ def to_pydantic(messages: list[Msg], indices: list[int]) -> Converted:
 # -- the op ------------------------------------------------------------------------------------------
 
 
-def normalize_op(repair_last_response: bool) -> Callable[[dict[str, Any]], dict[str, Any]]:
+Repair = Callable[[list[ModelMessage]], list[ModelMessage]]
+
+
+def _pairing_passes(messages: list[ModelMessage]) -> list[ModelMessage]:
+    dropped = pydantic_messages._drop_orphaned_tool_results(messages)
+    return pydantic_messages._repair_dangling_tool_calls(dropped, repair_last_response=True)
+
+
+def normalize_op(repair: Repair) -> Callable[[dict[str, Any]], dict[str, Any]]:
     def normalize(params: dict[str, Any]) -> dict[str, Any]:
         messages: list[Msg] = params["messages"]
         mask = visible(messages)
         shown = [i for i, seen in enumerate(mask) if seen]
         converted = to_pydantic(messages, shown)
-        repaired = repair_messages(converted.messages, repair_last_response=repair_last_response)
+        repaired = repair(converted.messages)
         return {"messages": _with_hidden(messages, mask, converted, repaired)}
 
     return normalize
@@ -212,9 +227,12 @@ def roundtrip(params: dict[str, Any]) -> dict[str, Any]:
     return {"messages": converted.back(converted.messages)}
 
 
-CONFIGS: dict[str, tuple[bool, dict[str, str]]] = {
-    "repair-messages": (True, {"orphans": "drop", "trailing": "close", "resultOrder": "any"}),
-    "repair-messages-keep-last": (False, {"orphans": "drop", "trailing": "leave", "resultOrder": "any"}),
+CONFIGS: dict[str, tuple[Repair, dict[str, str]]] = {
+    "repair-messages": (lambda m: repair_messages(m, repair_last_response=True),
+                        {"orphans": "drop", "trailing": "close", "resultOrder": "any"}),
+    "repair-messages-keep-last": (lambda m: repair_messages(m, repair_last_response=False),
+                                  {"orphans": "drop", "trailing": "leave", "resultOrder": "any"}),
+    "pairing-passes": (_pairing_passes, {"orphans": "drop", "trailing": "close", "resultOrder": "any"}),
 }
 assert tuple(CONFIGS) == NAMES
 
@@ -223,12 +241,12 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in CONFIGS:
         print(f"usage: target.py --list | CONFIG, one of: {', '.join(CONFIGS)}", file=sys.stderr)
         return 2
-    repair_last, policies = CONFIGS[argv[0]]
+    repair, policies = CONFIGS[argv[0]]
     serve(
         name=f"pydantic-ai {argv[0]}",
         version=metadata.version("pydantic-ai-slim"),
         policies=policies,
-        ops={"normalize": normalize_op(repair_last), "roundtrip": roundtrip},
+        ops={"normalize": normalize_op(repair), "roundtrip": roundtrip},
         describe={"ops": ["normalize"]},  # roundtrip is the adapter's own, not the contract's
     )
     return 0
