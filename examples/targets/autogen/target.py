@@ -284,7 +284,6 @@ def main(argv: list[str]) -> int:
         tokenizer={"encoding": "o200k_base", "fudge": 1},
         policies=config.policies,
         ops=ops,
-        describe={"ops": sorted(set(ops) - {"roundtrip"})},  # roundtrip is the adapter's own, not the contract's
     )
     return 0
 

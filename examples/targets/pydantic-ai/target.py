@@ -247,7 +247,6 @@ def main(argv: list[str]) -> int:
         version=metadata.version("pydantic-ai-slim"),
         policies=policies,
         ops={"normalize": normalize_op(repair), "roundtrip": roundtrip},
-        describe={"ops": ["normalize"]},  # roundtrip is the adapter's own, not the contract's
     )
     return 0
 
