@@ -84,7 +84,6 @@ def main(argv: list[str]) -> int:
         dialect="openai-chat",
         policies=POLICIES,
         ops={"trim": trim_op(kwargs, one_at_a_time), "roundtrip": roundtrip},
-        describe={"ops": ["trim"]},  # roundtrip is private: answered, never declared
     )
     return 0
 
