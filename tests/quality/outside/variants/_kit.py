@@ -36,6 +36,36 @@ from ctxmodel.normalize import orphan_text, synthetic_result
 from ctxmodel.recover import FAILED_PREFIX, FLOOR_CHARS, allowed_tokens, marker_text, notice_text
 from ctxmodel.tokens import get_counter
 
+# What a variant may import from here: the kit's own names and the ctxmodel names the variants use.
+__all__ = [
+    "BOUNDARY_SLACK",
+    "FLOOR_CHARS",
+    "MAX_CUT_ATTEMPTS",
+    "OPS",
+    "Agent",
+    "Cut",
+    "Issue",
+    "Message",
+    "Text",
+    "ToolResult",
+    "ToolUse",
+    "Unit",
+    "allowed_tokens",
+    "cut_text",
+    "declare",
+    "holds_results_of",
+    "issues",
+    "leading_result_ids",
+    "notice_text",
+    "orphan_text",
+    "pending_server_ids",
+    "same",
+    "text_of",
+    "textual_chars",
+    "uses_of",
+    "with_text",
+]
+
 OPS = ("describe", "normalize", "effective", "request", "recover", "count")
 BOUNDARY_SLACK = 2
 MAX_CUT_ATTEMPTS = 4

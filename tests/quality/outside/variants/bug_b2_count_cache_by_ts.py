@@ -6,17 +6,19 @@ never depends on state left by earlier requests).
 Code path: the token count (``count``).
 """
 
+from typing import Any
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b2-count-cache-by-ts"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
-        self.cache = {}
+        self.cache: dict[tuple[Any, int, str | None], dict[str, Any]] = {}
 
-    def count(self, params):
+    def count(self, params: dict[str, Any]) -> dict[str, Any]:
         messages = params.get("messages")
         last = messages[-1] if isinstance(messages, list) and messages else None
         key = (

@@ -5,13 +5,19 @@ Breaks: contract §4 rule 3 (never tag the first visible message).
 Code path: the cut candidates (``cut_candidates``).
 """
 
-from ._kit import Agent
+from collections.abc import Iterator, Sequence
+
+from ctxmodel.model import Message
+
+from ._kit import Agent, Cut
 
 
 class V(Agent):
     name = "bug-b2-cut-keeps-index0"
 
-    def cut_candidates(self, history, visible, raws, raw_total):
+    def cut_candidates(
+        self, history: Sequence[Message], visible: list[int], raws: list[int], raw_total: int
+    ) -> Iterator[Cut]:
         if visible and visible[0] != 0:  # "message 0 is the task: always keep it, the rest may go"
             head = self.raw_message(history[0])
             visible, raws, raw_total = [0, *visible], [head, *raws], raw_total + head

@@ -5,13 +5,27 @@ Breaks: contract §4 rule 8 (a controlled error returns the messages as they wer
 Code path: the success decision (``decide``).
 """
 
+from typing import Any
+
+from ctxmodel.model import History
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b2-error-returns-work"
 
-    def decide(self, source, work, prev, new, allowed, removed, degraded, tid):
+    def decide(
+        self,
+        source: History,
+        work: History,
+        prev: int,
+        new: int,
+        allowed: int,
+        removed: int,
+        degraded: int,
+        tid: str | None,
+    ) -> dict[str, Any]:
         out = super().decide(source, work, prev, new, allowed, removed, degraded, tid)
         if out["error"] is not None:
             out["messages"] = work  # "keep what we managed, the retry starts from there"

@@ -6,13 +6,17 @@ its results when it was in a later message).
 Code path: rule 5's pass (``dedupe_tool_uses``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent, ToolUse, same
 
 
 class V(Agent):
     name = "bug-b2-norm-dedupe-per-message"
 
-    def dedupe_tool_uses(self, history):
+    def dedupe_tool_uses(self, history: Sequence[Message]) -> list[tuple[int, Message]]:
         out = []
         for index, message in enumerate(history):
             if message.role != "assistant" or isinstance(message.content, str):

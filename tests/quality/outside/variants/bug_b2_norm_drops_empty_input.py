@@ -6,13 +6,17 @@ report; only a message that normalization empties is removed).
 Code path: pairing one user message (``pair``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b2-norm-drops-empty-input"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         paired = super().pair(message, uses, valid, orphans)
         if paired is not None and not paired.content:
             return None

@@ -5,13 +5,15 @@ Breaks: contract §3 rule 6 (metadata keys are kept).
 Code path: pairing one user message (``pair``).
 """
 
+from collections.abc import Sequence
+
 from ._kit import Agent, Message
 
 
 class V(Agent):
     name = "bug-b2-norm-meta-dropped"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         paired = super().pair(message, uses, valid, orphans)
         if paired is None or paired is message:
             return paired

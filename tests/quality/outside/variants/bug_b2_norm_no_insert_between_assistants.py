@@ -6,16 +6,20 @@ synthetic results is inserted), hence rule 1.
 Code path: the message loop of normalization (``normalize_history``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import History
+
 from ._kit import Agent, Message, uses_of
 
 
 class V(Agent):
     name = "bug-b2-norm-no-insert-between-assistants"
 
-    def normalize_history(self, history, orphans="drop", trailing="leave"):
+    def normalize_history(self, history: Sequence[Message], orphans: str = "drop", trailing: str = "leave") -> History:
         staged = self.dedupe_tool_uses(history)
         input_uses = {index: uses_of(m) for index, m in staged if m.role == "assistant"}
-        out = []
+        out: list[Message] = []
         for index, message in staged:
             if message.role == "user":
                 uses = uses_of(out[-1] if out else None)

@@ -7,13 +7,17 @@ Breaks: contract §3 (judged on what is sent: the rules apply between visible me
 Code path: the stored-history wrapper of normalization (``normalize_stored``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import History, Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b2-norm-stored-whole"
 
-    def normalize_stored(self, history, orphans="drop", trailing="leave"):
+    def normalize_stored(self, history: Sequence[Message], orphans: str = "drop", trailing: str = "leave") -> History:
         return self.normalize_history(history, orphans, trailing)
 
 

@@ -6,13 +6,17 @@ one token over budget is judged within it and returned unchanged as a success).
 Code path: the recount (``recount``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b2-recount-one-call"
 
-    def recount(self, history, system_prompt):
+    def recount(self, history: Sequence[Message], system_prompt: str) -> int:
         c = self.counter
         raw = c.raw_text(system_prompt) + sum(self.raw_message(m) for m in self.effective_history(history))
         return c.fudged(raw)

@@ -8,13 +8,15 @@ Code path: one cut with its notice (``shrink``).
 
 import attrs
 
+from ctxmodel.model import ToolResult
+
 from ._kit import Agent, Text
 
 
 class V(Agent):
     name = "bug-b2-shrink-flattens-list"
 
-    def shrink(self, block, item, raw_to_free):
+    def shrink(self, block: ToolResult, item: int | None, raw_to_free: int) -> tuple[ToolResult, int] | None:
         if item is None:
             return super().shrink(block, item, raw_to_free)
         if not isinstance(block.content, tuple):

@@ -6,15 +6,19 @@ Breaks: contract §4 rule 3 (only visible messages are tagged, never the markers
 Code path: one truncation with its marker (``apply_cut``).
 """
 
+from collections.abc import Sequence
+
 import attrs
 
-from ._kit import Agent
+from ctxmodel.model import History, Message
+
+from ._kit import Agent, Cut
 
 
 class V(Agent):
     name = "bug-b2-tag-index-range"
 
-    def apply_cut(self, history, cut, truncation_id):
+    def apply_cut(self, history: Sequence[Message], cut: Cut, truncation_id: str) -> History:
         first = self.visible(history).index(True)
         span = attrs.evolve(cut, hidden=tuple(range(first + 1, cut.first_kept)))
         return super().apply_cut(history, span, truncation_id)

@@ -9,6 +9,7 @@ Code path: counting (``count``).
 """
 
 import json
+from typing import Any
 
 from ._kit import Agent, ToolUse
 
@@ -16,7 +17,7 @@ from ._kit import Agent, ToolUse
 class V(Agent):
     name = "bug-b3-count-py-json-input"
 
-    def count(self, params):
+    def count(self, params: dict[str, Any]) -> dict[str, Any]:
         system_prompt = params.get("systemPrompt", "")
         if not isinstance(system_prompt, str):
             raise ValueError("params.systemPrompt: expected a string")

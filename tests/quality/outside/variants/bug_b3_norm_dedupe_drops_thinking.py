@@ -6,13 +6,17 @@ Breaks: contract §3 rule 6 (thinking blocks stay first and unchanged; everythin
 Code path: rule 5, the removal of repeated ``tool_use`` ids (``dedupe_tool_uses``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent, Text, ToolUse
 
 
 class V(Agent):
     name = "bug-b3-norm-dedupe-drops-thinking"
 
-    def dedupe_tool_uses(self, history):
+    def dedupe_tool_uses(self, history: Sequence[Message]) -> list[tuple[int, Message]]:
         out = []
         for index, message in super().dedupe_tool_uses(history):
             original = history[index]

@@ -7,13 +7,17 @@ and rule 2 (the first call's valid result is kept with its content).
 Code path: rule 5, the removal of repeated ``tool_use`` ids (``dedupe_tool_uses``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent, ToolResult, ToolUse, same
 
 
 class V(Agent):
     name = "bug-b3-norm-dup-id-kills-first"
 
-    def dedupe_tool_uses(self, history):
+    def dedupe_tool_uses(self, history: Sequence[Message]) -> list[tuple[int, Message]]:
         seen: set[str] = set()
         repeated: set[str] = set()
         for message in history:
@@ -28,7 +32,7 @@ class V(Agent):
                 out.append((index, message))
                 continue
             if message.role == "assistant":
-                here: set[str] = set()
+                here = set()
                 kept = []
                 for block in content:
                     if isinstance(block, ToolUse):

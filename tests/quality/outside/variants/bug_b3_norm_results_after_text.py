@@ -7,13 +7,17 @@ inside the message) and rule 4 (it is not an orphan).
 Code path: pairing one user message (``pair``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Block, Message
+
 from ._kit import Agent, ToolResult, orphan_text, same
 
 
 class V(Agent):
     name = "bug-b3-norm-results-after-text"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         content = message.content
         if isinstance(content, str):
             return super().pair(message, uses, valid, orphans)
@@ -21,8 +25,8 @@ class V(Agent):
         while lead < len(content) and isinstance(content[lead], ToolResult):
             lead += 1
         wanted = set(valid)
-        kept = {}
-        others = []
+        kept: dict[str, ToolResult] = {}
+        others: list[Block] = []
         for i, block in enumerate(content):
             if isinstance(block, ToolResult):
                 if i < lead and block.tool_use_id in wanted:

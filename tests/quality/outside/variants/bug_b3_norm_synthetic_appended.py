@@ -6,19 +6,23 @@ Breaks: contract §3 policies (``resultOrder: tool_use``, which it declares: res
 Code path: pairing one user message (``pair``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Block, Message
+
 from ._kit import Agent, ToolResult, orphan_text, same
 
 
 class V(Agent):
     name = "bug-b3-norm-synthetic-appended"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         content = message.content
         if isinstance(content, str):
             return super().pair(message, uses, valid, orphans)
         wanted = set(valid)
-        kept = {}
-        others = []
+        kept: dict[str, ToolResult] = {}
+        others: list[Block] = []
         for block in content:
             if isinstance(block, ToolResult):
                 rid = block.tool_use_id

@@ -8,13 +8,17 @@ within budget comes back unchanged, with no error).
 Code path: the recount (``recount``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b3-recount-condensed"
 
-    def recount(self, history, system_prompt):
+    def recount(self, history: Sequence[Message], system_prompt: str) -> int:
         markers = {m.truncation_id for m in history if m.is_truncation_marker and m.truncation_id is not None}
         shown = [m for m in history if m.truncation_parent not in markers]
         c = self.counter

@@ -8,6 +8,9 @@ Breaks: contract §4 (Budget: ``reserve = maxTokens if maxTokens > 0 else 8192``
 Code path: the budget, at the top of recovery (``recover_history``).
 """
 
+from typing import Any
+
+from ctxmodel.model import History
 from ctxmodel.recover import DEFAULT_RESERVE
 
 from ._kit import Agent
@@ -16,7 +19,9 @@ from ._kit import Agent
 class V(Agent):
     name = "bug-b3-reserve-or-default"
 
-    def recover_history(self, history, context_window, max_tokens, system_prompt):
+    def recover_history(
+        self, history: History, context_window: int, max_tokens: int, system_prompt: str
+    ) -> dict[str, Any]:
         source = tuple(history)
         allowed = (9 * context_window) // 10 - (max_tokens or DEFAULT_RESERVE)
         system_tokens = self.counter.count_text(system_prompt)

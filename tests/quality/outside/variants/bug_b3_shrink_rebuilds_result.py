@@ -12,7 +12,7 @@ from ._kit import Agent, ToolResult
 class V(Agent):
     name = "bug-b3-shrink-rebuilds-result"
 
-    def shrink(self, block, item, raw_to_free):
+    def shrink(self, block: ToolResult, item: int | None, raw_to_free: int) -> tuple[ToolResult, int] | None:
         got = super().shrink(block, item, raw_to_free)
         if got is None:
             return None

@@ -8,13 +8,17 @@ this truncation; never the last visible message).
 Code path: the id factory of a truncation (``new_id``); shows on the call after a rewind.
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b3-trunc-id-sequence"
 
-    def new_id(self, history):
+    def new_id(self, history: Sequence[Message]) -> str | None:
         return f"trunc-{sum(1 for m in history if m.is_truncation_marker) + 1}"
 
 

@@ -7,13 +7,17 @@ Breaks: contract §2 (``condenseParent`` hides only when it names a summary that
 Code path: the visibility predicate (``visible``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-b3-vis-one-id-set"
 
-    def visible(self, history):
+    def visible(self, history: Sequence[Message]) -> list[bool]:
         parents = {m.condense_id for m in history if m.is_summary and m.condense_id is not None}
         parents |= {m.truncation_id for m in history if m.is_truncation_marker and m.truncation_id is not None}
         start = max((i for i, m in enumerate(history) if m.is_summary), default=-1)

@@ -5,13 +5,19 @@ Breaks: contract §4 rule 2 (a count equal to ``allowed`` is within budget: unch
 Code path: the within-budget test at the top of recovery (``recover_history``).
 """
 
+from typing import Any
+
+from ctxmodel.model import History
+
 from ._kit import Agent, allowed_tokens
 
 
 class V(Agent):
     name = "bug-b3-within-budget-strict"
 
-    def recover_history(self, history, context_window, max_tokens, system_prompt):
+    def recover_history(
+        self, history: History, context_window: int, max_tokens: int, system_prompt: str
+    ) -> dict[str, Any]:
         source = tuple(history)
         allowed = allowed_tokens(context_window, max_tokens)
         system_tokens = self.counter.count_text(system_prompt)

@@ -6,16 +6,20 @@ tokens tip the result over budget.
 Code path: the recount (``recount``) and the cut's cost estimate (``marker_raw``): one notion, applied to both.
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-count-skips-markers"
 
-    def marker_raw(self, k):
+    def marker_raw(self, k: int) -> int:
         return 0
 
-    def recount(self, history, system_prompt):
+    def recount(self, history: Sequence[Message], system_prompt: str) -> int:
         shown = [m for m in self.effective_history(history) if not m.is_truncation_marker]
         return self.counter.count_text(system_prompt) + self.counter.count_messages(shown)
 

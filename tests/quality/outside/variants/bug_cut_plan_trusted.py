@@ -5,6 +5,9 @@ Breaks: contract §4 rule 7 (fits).
 Code path: the cut choice as its caller reads it (``recover_history`` after ``choose_cut``).
 """
 
+from typing import Any
+
+from ctxmodel.model import History
 from ctxmodel.recover import allowed_tokens
 
 from ._kit import Agent
@@ -13,7 +16,9 @@ from ._kit import Agent
 class V(Agent):
     name = "bug-cut-plan-trusted"
 
-    def recover_history(self, history, context_window, max_tokens, system_prompt):
+    def recover_history(
+        self, history: History, context_window: int, max_tokens: int, system_prompt: str
+    ) -> dict[str, Any]:
         source = tuple(history)
         visible = [i for i, keep in enumerate(self.visible(source)) if keep]
         raws = [self.raw_message(source[i]) for i in visible]

@@ -5,13 +5,19 @@ Breaks: contract §4 rule 7 (fits) and rule 9 (reported ``newContextTokens`` fit
 Code path: the degradation loop (``degrade``): bookkeeping by the requested amount instead of a recount.
 """
 
+from typing import cast
+
+from ctxmodel.model import Block, History
+
 from ._kit import Agent, ToolResult
 
 
 class V(Agent):
     name = "bug-degrade-trusts-request"
 
-    def degrade(self, work, mask, system_prompt, allowed, raw_now, raw_budget, new):
+    def degrade(
+        self, work: History, mask: list[bool], system_prompt: str, allowed: int, raw_now: int, raw_budget: int, new: int
+    ) -> tuple[History, int, int]:
         edited = list(work)
         done = 0
         for unit in self.candidates(work, mask):
@@ -24,7 +30,7 @@ class V(Agent):
             shrunk = self.shrink(block, unit.item, to_free)
             if shrunk is None:
                 continue
-            blocks = list(message.content)
+            blocks = list(cast("tuple[Block, ...]", message.content))  # holds the ToolResult above
             blocks[unit.block] = shrunk[0]
             edited[unit.message] = message.with_content(tuple(blocks))
             raw_now -= to_free  # the cut was sized to free exactly this much

@@ -6,13 +6,15 @@ review of Zoo-Code PR #1617 mutation-tested exactly this (domain §3.7).
 Code path: building the JSON result after degradation (``recover`` op).
 """
 
+from typing import Any
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-mutates-degraded-block"
 
-    def recover(self, params):
+    def recover(self, params: dict[str, Any]) -> dict[str, Any]:
         out = super().recover(params)
         if out["error"] is not None:
             return out

@@ -6,8 +6,10 @@ Code path: de-duplicating results while pairing (``pair``).
 """
 
 import json
+from collections.abc import Sequence
 
 from ctxmodel.codec import dump_block
+from ctxmodel.model import Message
 
 from ._kit import Agent, ToolResult
 
@@ -15,7 +17,7 @@ from ._kit import Agent, ToolResult
 class V(Agent):
     name = "bug-norm-dup-results"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         paired = super().pair(message, uses, valid, orphans)
         if paired is None or isinstance(message.content, str):
             return paired

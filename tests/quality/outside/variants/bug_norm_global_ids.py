@@ -6,17 +6,21 @@ before; with ``orphans=drop`` it is dropped) and domain §8 question 3 (adjacenc
 Code path: the validity test for results (``pair`` with the ids seen so far).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import History, Message
+
 from ._kit import Agent, ToolResult
 
 
 class V(Agent):
     name = "bug-norm-global-ids"
 
-    def normalize_history(self, history, orphans="drop", trailing="leave"):
+    def normalize_history(self, history: Sequence[Message], orphans: str = "drop", trailing: str = "leave") -> History:
         self.known = {b.id for m in history if m.role == "assistant" for b in m.tool_uses}
         return super().normalize_history(history, orphans, trailing)
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         paired = super().pair(message, uses, valid, orphans)
         if isinstance(message.content, str):
             return paired

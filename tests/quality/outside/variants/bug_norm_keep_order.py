@@ -7,6 +7,10 @@ Code path: pairing one user message (``pair``), as validateAndFixToolResultIds d
 Results keep their stored order, so the variant declares ``resultOrder=any``.
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Block, Message
+
 from ._kit import Agent, ToolResult, declare, orphan_text, same
 
 
@@ -14,12 +18,12 @@ class V(Agent):
     name = "bug-norm-keep-order"
     policies = declare(resultOrder="any")
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         if isinstance(message.content, str):
             return super().pair(message, uses, valid, orphans)
         wanted = set(valid)
-        seen = set()
-        blocks = []
+        seen: set[str] = set()
+        blocks: list[Block] = []
         for block in message.content:
             if isinstance(block, ToolResult):
                 rid = block.tool_use_id

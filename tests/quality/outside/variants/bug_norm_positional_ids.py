@@ -6,7 +6,11 @@ Breaks: contract §3 rule 2 ("a valid result is never moved to another id") and 
 Code path: the id repair before pairing (``pair``).
 """
 
+from collections.abc import Sequence
+
 import attrs
+
+from ctxmodel.model import Message
 
 from ._kit import Agent, ToolResult
 
@@ -14,7 +18,7 @@ from ._kit import Agent, ToolResult
 class V(Agent):
     name = "bug-norm-positional-ids"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         if not isinstance(message.content, str) and valid:
             results = [b for b in message.content if isinstance(b, ToolResult)]
             if len(results) == len(valid):

@@ -8,7 +8,11 @@ Code path: relabelling orphans while scanning the message (``pair``), Roo-Code's
 step 4) checked incrementally instead of against all results.
 """
 
+from collections.abc import Sequence
+
 import attrs
+
+from ctxmodel.model import Message
 
 from ._kit import Agent, ToolResult, declare
 
@@ -17,7 +21,7 @@ class V(Agent):
     name = "bug-norm-relabel-early"
     policies = declare(orphans="relabel")
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         if isinstance(message.content, str) or not valid:
             return super().pair(message, uses, valid, orphans)
         wanted = set(valid)

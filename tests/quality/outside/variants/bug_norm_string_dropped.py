@@ -5,13 +5,17 @@ Breaks: contract §3 rule 6 (string content is kept: it becomes a text block aft
 Code path: pairing a string-content message (``pair``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-norm-string-dropped"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         if isinstance(message.content, str) and uses:
             return message.with_content(tuple(self.synthetic(u) for u in uses))
         return super().pair(message, uses, valid, orphans)

@@ -11,7 +11,7 @@ from ._kit import Agent, ToolResult
 class V(Agent):
     name = "bug-norm-synthetic-unmarked"
 
-    def synthetic(self, tool_use_id):
+    def synthetic(self, tool_use_id: str) -> ToolResult:
         return ToolResult(tool_use_id, "Tool execution did not complete.")
 
 

@@ -5,13 +5,15 @@ Breaks: contract §1 ("Required of every target: it never mutates its input").
 Code path: the results-first step of ``normalize`` (Zoo-Code's orderToolResultsFirst, domain §4.3, done in place).
 """
 
+from typing import Any
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-normalize-sorts-in-place"
 
-    def normalize(self, params):
+    def normalize(self, params: dict[str, Any]) -> dict[str, Any]:
         for message in params.get("messages") or []:
             if not isinstance(message, dict):
                 continue

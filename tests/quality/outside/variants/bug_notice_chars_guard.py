@@ -9,13 +9,15 @@ Code path: the acceptance check of one cut (``shrink``): characters as a proxy f
 
 import math
 
+from ctxmodel.model import ToolResult
+
 from ._kit import FLOOR_CHARS, Agent, cut_text, notice_text, text_of, textual_chars, with_text
 
 
 class V(Agent):
     name = "bug-notice-chars-guard"
 
-    def shrink(self, block, item, raw_to_free):
+    def shrink(self, block: ToolResult, item: int | None, raw_to_free: int) -> tuple[ToolResult, int] | None:
         c = self.counter
         text = text_of(block, item)
         old_raw = c.raw_block(block)

@@ -6,13 +6,15 @@ Breaks: contract §4 rule 5 (every edited block strictly shrinks in characters o
 Code path: the branch of one cut where the notice outweighs the characters removed (``shrink``).
 """
 
+from ctxmodel.model import ToolResult
+
 from ._kit import FLOOR_CHARS, Agent, cut_text, text_of, with_text
 
 
 class V(Agent):
     name = "bug-notice-tokens-only"
 
-    def shrink(self, block, item, raw_to_free):
+    def shrink(self, block: ToolResult, item: int | None, raw_to_free: int) -> tuple[ToolResult, int] | None:
         shrunk = super().shrink(block, item, raw_to_free)
         if shrunk is not None:
             return shrunk

@@ -7,13 +7,19 @@ domain §3.7 review finding 1.
 Code path: the degradation loop (``degrade``): one pass over all candidates, then one recount.
 """
 
+from typing import cast
+
+from ctxmodel.model import Block, History
+
 from ._kit import FLOOR_CHARS, Agent, ToolResult, cut_text, text_of, with_text
 
 
 class V(Agent):
     name = "bug-notice-unreserved"
 
-    def degrade(self, work, mask, system_prompt, allowed, raw_now, raw_budget, new):
+    def degrade(
+        self, work: History, mask: list[bool], system_prompt: str, allowed: int, raw_now: int, raw_budget: int, new: int
+    ) -> tuple[History, int, int]:
         edited = list(work)
         done = 0
         for unit in self.candidates(work, mask):
@@ -22,7 +28,7 @@ class V(Agent):
             message = edited[unit.message]
             block = message.content[unit.block]
             assert isinstance(block, ToolResult)
-            blocks = list(message.content)
+            blocks = list(cast("tuple[Block, ...]", message.content))  # holds the ToolResult above
             blocks[unit.block] = with_text(block, unit.item, cut_text(text_of(block, unit.item), FLOOR_CHARS))
             edited[unit.message] = message.with_content(tuple(blocks))
             done += 1

@@ -5,13 +5,17 @@ history that fits only without the system prompt is returned unchanged or "recov
 Code path: the recount (``recount``), as Roo-Code counted before its May 2025 fix (domain §3.6).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-recount-no-system"
 
-    def recount(self, history, system_prompt):
+    def recount(self, history: Sequence[Message], system_prompt: str) -> int:
         return self.counter.count_messages(self.effective_history(history))
 
 

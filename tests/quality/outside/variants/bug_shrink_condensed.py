@@ -5,13 +5,17 @@ Breaks: contract ยง4 rule 5 (degradation only of visible tool_result text) and ย
 Code path: the candidate scan (``candidates``): Zoo-Code PR #1617's findShrinkableToolResults, review finding 2.
 """
 
-from ._kit import Agent
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
+from ._kit import Agent, Unit
 
 
 class V(Agent):
     name = "bug-shrink-condensed"
 
-    def candidates(self, history, mask):
+    def candidates(self, history: Sequence[Message], mask: list[bool]) -> list[Unit]:
         shown = [m.truncation_parent is None and not m.is_truncation_marker for m in history]
         return super().candidates(history, shown)
 

@@ -5,13 +5,15 @@ Breaks: contract §4 rule 5 (degradation only of visible tool_result text: visib
 Code path: the hand-over from truncation to degradation (``shrink_mask`` reuses the input's visibility).
 """
 
+from ctxmodel.model import History
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-shrink-stale-mask"
 
-    def shrink_mask(self, source, work):
+    def shrink_mask(self, source: History, work: History) -> list[bool]:
         # "Find the shrinkable results once, up front": the input's visibility, mapped onto the truncated
         # history (the only new message is this call's marker; tagged messages keep their places).
         before = iter(self.visible(source))

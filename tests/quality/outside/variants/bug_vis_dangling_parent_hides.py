@@ -6,13 +6,17 @@ Code path: the visibility predicate's tag test (``visible``), as truncateConvers
 (domain §3.3 step 1).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-vis-dangling-parent-hides"
 
-    def visible(self, history):
+    def visible(self, history: Sequence[Message]) -> list[bool]:
         start = max((i for i, m in enumerate(history) if m.is_summary), default=-1)
         return [
             i == start or (i > start and m.condense_parent is None and m.truncation_parent is None)

@@ -5,13 +5,17 @@ Breaks: contract §2 ("only the last summary and what follows it are candidates"
 Code path: the visibility predicate's choice of the slice start (``visible``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-vis-first-summary"
 
-    def visible(self, history):
+    def visible(self, history: Sequence[Message]) -> list[bool]:
         summaries = {m.condense_id for m in history if m.is_summary and m.condense_id is not None}
         markers = {m.truncation_id for m in history if m.is_truncation_marker and m.truncation_id is not None}
         start = next((i for i, m in enumerate(history) if m.is_summary), -1)

@@ -6,13 +6,17 @@ Code path: the visibility predicate's set of existing markers (``visible``), as 
 step 4 collects them (domain §2.1).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-vis-markers-in-slice"
 
-    def visible(self, history):
+    def visible(self, history: Sequence[Message]) -> list[bool]:
         start = max((i for i, m in enumerate(history) if m.is_summary), default=-1)
         summaries = {m.condense_id for m in history if m.is_summary and m.condense_id is not None}
         markers = {

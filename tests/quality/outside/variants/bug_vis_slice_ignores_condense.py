@@ -7,13 +7,17 @@ Code path: the visibility predicate's summary branch (``visible``), as getEffect
 (domain §2.1).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-vis-slice-ignores-condense"
 
-    def visible(self, history):
+    def visible(self, history: Sequence[Message]) -> list[bool]:
         start = max((i for i, m in enumerate(history) if m.is_summary), default=-1)
         if start < 0:
             return super().visible(history)

@@ -5,13 +5,27 @@ Breaks: contract §4 rule 6 (progress or error) and rule 7 (fits).
 Code path: the success decision (``decide``), its zero-progress branch (domain §3.7, issue #1254).
 """
 
+from typing import Any
+
+from ctxmodel.model import History
+
 from ._kit import Agent
 
 
 class V(Agent):
     name = "bug-zero-progress-success"
 
-    def decide(self, source, work, prev, new, allowed, removed, degraded, tid):
+    def decide(
+        self,
+        source: History,
+        work: History,
+        prev: int,
+        new: int,
+        allowed: int,
+        removed: int,
+        degraded: int,
+        tid: str | None,
+    ) -> dict[str, Any]:
         if new > allowed and removed == 0 and not degraded:
             return self.succeeded(source, prev, prev, 0, tid)
         return super().decide(source, work, prev, new, allowed, removed, degraded, tid)

@@ -6,13 +6,19 @@ never splits a tool pair, never tags the first or last visible message, and succ
 Code path: the cut choice (``choose_cut``).
 """
 
-from ._kit import Agent
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
+from ._kit import Agent, Cut
 
 
 class V(Agent):
     name = "legit-b2-cut-margin"
 
-    def choose_cut(self, history, visible, raws, raw_total, raw_budget):
+    def choose_cut(
+        self, history: Sequence[Message], visible: list[int], raws: list[int], raw_total: int, raw_budget: int
+    ) -> Cut | None:
         margin = raw_budget * 9 // 10 if raw_budget > 0 else raw_budget
         return super().choose_cut(history, visible, raws, raw_total, margin)
 

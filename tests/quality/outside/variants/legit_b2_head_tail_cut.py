@@ -8,19 +8,21 @@ than the prefix cut, the prefix cut is kept.
 Code path: one cut with its notice (``shrink``).
 """
 
+from ctxmodel.model import ToolResult
+
 from ._kit import Agent, Text, text_of, with_text
 
 TAIL = 120
 
 
-def notice(removed):
+def notice(removed: int) -> str:
     return f"\n[... {removed} characters omitted to fit the context budget ...]\n"
 
 
 class V(Agent):
     name = "legit-b2-head-tail-cut"
 
-    def shrink(self, block, item, raw_to_free):
+    def shrink(self, block: ToolResult, item: int | None, raw_to_free: int) -> tuple[ToolResult, int] | None:
         got = super().shrink(block, item, raw_to_free)
         if got is None:
             return None

@@ -12,7 +12,7 @@ from ._kit import Agent, ToolResult
 class V(Agent):
     name = "legit-b2-synthetic-text-only"
 
-    def synthetic(self, tool_use_id):
+    def synthetic(self, tool_use_id: str) -> ToolResult:
         return ToolResult(tool_use_id, "Tool execution was interrupted before completion.")
 
 

@@ -7,13 +7,17 @@ strictly shrinks in characters and tokens, and success is judged by the recount 
 Code path: the candidate scan (``candidates``).
 """
 
-from ._kit import Agent
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
+from ._kit import Agent, Unit
 
 
 class V(Agent):
     name = "legit-b3-degrade-oldest-first"
 
-    def candidates(self, history, mask):
+    def candidates(self, history: Sequence[Message], mask: list[bool]) -> list[Unit]:
         units = super().candidates(history, mask)
         return sorted(units, key=lambda u: (u.message, u.block, -1 if u.item is None else u.item))
 

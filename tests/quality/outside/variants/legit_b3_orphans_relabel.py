@@ -9,7 +9,12 @@ results keep their ids); rule 7 (the relabelled result is valid on the next pass
 Code path: pairing one user message (``pair``), plus reading the declared policy (``options``).
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import attrs
+
+from ctxmodel.model import Message
 
 from ._kit import Agent, ToolResult, declare, same
 
@@ -18,13 +23,13 @@ class V(Agent):
     name = "legit-b3-orphans-relabel"
     policies = declare(orphans="relabel")
 
-    def options(self, params):
+    def options(self, params: dict[str, Any]) -> dict[str, str]:
         out = super().options(params)
         if {**self.policies, **(params.get("policies") or {})}.get("orphans") == "relabel":
             out["orphans"] = "relabel"
         return out
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         content = message.content
         if orphans != "relabel" or isinstance(content, str):
             return super().pair(message, uses, valid, "drop" if orphans == "relabel" else orphans)

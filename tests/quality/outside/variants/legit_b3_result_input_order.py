@@ -8,6 +8,10 @@ them in their original order), and the output is a fixpoint (rule 7).
 Code path: pairing one user message (``pair``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Block, Message
+
 from ._kit import Agent, ToolResult, declare, orphan_text, same
 
 
@@ -15,13 +19,13 @@ class V(Agent):
     name = "legit-b3-result-input-order"
     policies = declare(resultOrder="any")
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         content = message.content
         if isinstance(content, str):
             return super().pair(message, uses, valid, orphans)
         wanted = set(valid)
-        kept = {}
-        others = []
+        kept: dict[str, ToolResult] = {}
+        others: list[Block] = []
         for block in content:
             if isinstance(block, ToolResult):
                 rid = block.tool_use_id

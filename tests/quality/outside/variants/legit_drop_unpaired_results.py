@@ -7,16 +7,21 @@ history (the harness recounts with the target's own ``effective``) and never shr
 Code path: ``effective_history`` and the candidate scan (``candidates``).
 """
 
-from ._kit import Agent, ToolResult, uses_of
+from collections.abc import Sequence
+from typing import cast
+
+from ctxmodel.model import History, Message
+
+from ._kit import Agent, ToolResult, Unit, uses_of
 
 
 class V(Agent):
     name = "legit-drop-unpaired-results"
 
-    def effective_history(self, history):
+    def effective_history(self, history: Sequence[Message]) -> History:
         shown = super().effective_history(history)
         calls = {u for m in shown for u in uses_of(m)}
-        out = []
+        out: list[Message] = []
         for m in shown:
             if m.role != "user" or isinstance(m.content, str):
                 out.append(m)
@@ -28,10 +33,12 @@ class V(Agent):
                 out.append(m.with_content(kept))
         return tuple(out)
 
-    def candidates(self, history, mask):
+    def candidates(self, history: Sequence[Message], mask: list[bool]) -> list[Unit]:
         calls = {u for m in super().effective_history(history) for u in uses_of(m)}
         return [
-            u for u in super().candidates(history, mask) if history[u.message].content[u.block].tool_use_id in calls
+            u
+            for u in super().candidates(history, mask)
+            if cast(ToolResult, history[u.message].content[u.block]).tool_use_id in calls
         ]
 
 

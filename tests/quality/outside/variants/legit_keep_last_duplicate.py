@@ -5,13 +5,17 @@ keeps the first); the others are dropped".
 Code path: de-duplicating results while pairing (``pair``).
 """
 
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
 from ._kit import Agent, ToolResult
 
 
 class V(Agent):
     name = "legit-keep-last-duplicate"
 
-    def pair(self, message, uses, valid, orphans):
+    def pair(self, message: Message, uses: Sequence[str], valid: Sequence[str], orphans: str) -> Message | None:
         if not isinstance(message.content, str):
             wanted = set(valid)
             last = {

@@ -6,13 +6,19 @@ Contract: §4 "**How much** a target hides is its own choice (Zoo-Code hides hal
 Code path: the cut choice (``choose_cut``).
 """
 
-from ._kit import Agent
+from collections.abc import Sequence
+
+from ctxmodel.model import Message
+
+from ._kit import Agent, Cut
 
 
 class V(Agent):
     name = "legit-zoo-half"
 
-    def choose_cut(self, history, visible, raws, raw_total, raw_budget):
+    def choose_cut(
+        self, history: Sequence[Message], visible: list[int], raws: list[int], raw_total: int, raw_budget: int
+    ) -> Cut | None:
         raw = (len(visible) - 1) // 2
         half = raw - raw % 2
         if half > 0:
