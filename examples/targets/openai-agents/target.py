@@ -27,8 +27,8 @@ agent's session holds for it (a ``message`` item; an assistant's ``function_call
 after its text; a ``tool`` message's ``function_call_output``), each tagged with the message and the
 item it came from (a session stores JSON, so an item read back is a new object and the tag is the
 side table's key). Back, a message whose items all return in order is the original dict; some of its
-items make the original less the calls (and the text) that did not return, which is what the SDK's
-own Chat Completions converter would send for them: an edited message, as the gate sees it.
+items make the original less the calls (and the text) that did not return, the message the SDK's
+own Chat Completions converter makes of them: an edited message, as the gate sees it.
 """
 
 from __future__ import annotations
