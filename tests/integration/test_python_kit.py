@@ -138,3 +138,10 @@ def test_an_adapter_s_own_op_is_answered_but_not_declared(tmp_path: Path) -> Non
     )
     assert "roundtrip" not in replies[0]["result"]["ops"]
     assert replies[1] == {"id": 2, "result": {"messages": messages}}
+
+
+def test_say_reaches_the_real_stdout_after_the_kit_is_imported(tmp_path: Path) -> None:
+    script = tmp_path / "lister.py"
+    script.write_text(SETUP + "import ctxmodel_target\nprint('to stderr')\nctxmodel_target.say('first\\nsecond')\n")
+    proc = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["first", "second"] and "to stderr" in proc.stderr

@@ -14,6 +14,10 @@ library's own pins, without ctxmodel or its dependencies installed there::
 and the gate drives it as a process target: ``--target exec:"ENV/bin/python adapter.py"``.
 (``examples/targets/install.py`` creates such an environment and puts this file on its path.)
 
+Importing this module takes file descriptor 1 for the protocol (below), so an adapter that prints
+something for a person (``adapter.py --list``, a usage line) does it before importing the kit, or
+writes it with ``say``.
+
 What it does, so that an adapter holds only the mapping onto the library's functions:
 
 - the JSON-lines loop on stdin and stdout, one request at a time, ``describe`` built from the
@@ -38,7 +42,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["KIT_VERSION", "first_difference", "serve"]
+__all__ = ["KIT_VERSION", "first_difference", "say", "serve"]
 
 KIT_VERSION = "1.0.0"
 PROTOCOL = 1
@@ -85,6 +89,13 @@ def first_difference(before: Any, after: Any, path: str = "") -> str | None:
             return path or "params"
         return None
     return None if before == after else (path or "params")
+
+
+def say(text: str) -> None:
+    """Write ``text`` and a newline to the process's real standard output, outside the protocol
+    (for an adapter's ``--list`` once the kit is imported)."""
+    _PROTOCOL_OUT.write(text + "\n")
+    _PROTOCOL_OUT.flush()
 
 
 def _where(exc: BaseException) -> str:
