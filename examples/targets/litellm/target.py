@@ -1,7 +1,7 @@
 """LiteLLM's ``trim_messages`` as a ctxmodel ``trim`` target (contract §10), in its own environment.
 
     python examples/targets/install.py litellm
-    ctxmodel check --target exec:"examples/targets/litellm/.venv/bin/python \
+    ctxmodel check --timeout 30 --target exec:"examples/targets/litellm/.venv/bin/python \
         examples/targets/litellm/target.py trim_messages"
 
 ``python target.py --list`` prints the configurations. The one configuration, ``trim_messages``:

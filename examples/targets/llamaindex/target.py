@@ -1,7 +1,7 @@
 """LlamaIndex's chat memories as ctxmodel ``trim`` targets (contract §10), in their own environment.
 
     python examples/targets/install.py llamaindex
-    ctxmodel check --target exec:"examples/targets/llamaindex/.venv/bin/python \\
+    ctxmodel check --timeout 30 --target exec:"examples/targets/llamaindex/.venv/bin/python \\
         examples/targets/llamaindex/target.py chat_memory_buffer"
 
 ``python target.py --list`` prints the configurations, one per memory class of
