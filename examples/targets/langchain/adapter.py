@@ -129,9 +129,14 @@ def summarizer(keep: tuple[str, int] | None) -> Callable[[Params], Params]:
             trigger: tuple[str, int] = ("tokens", budget + 1)
         else:
             size, trigger = keep, (keep[0], keep[1] + 1)
-        middleware: Any = SummarizationMiddleware(
-            model=FakeListChatModel(responses=["unused"]), trigger=trigger, keep=size, summarizer=_summary
-        )
+        try:
+            middleware: Any = SummarizationMiddleware(
+                model=FakeListChatModel(responses=["unused"]), trigger=trigger, keep=size, summarizer=_summary
+            )
+        except ValueError as exc:
+            # Its own check of `keep` (a budget of 0 tokens keeps nothing): the middleware cannot be
+            # built to answer this budget, which is the controlled error's case (contract §10.3).
+            return {"error": f"SummarizationMiddleware(keep={size!r}): {exc}"}
         update = middleware.before_model({"messages": convert(messages)}, None)
         if update is None:
             return {"messages": list(messages)}
