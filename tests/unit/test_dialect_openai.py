@@ -27,7 +27,8 @@ UNANSWERED = (
 
 def _messages(name: str) -> list[Any]:
     value = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
-    return value["messages"] if isinstance(value, dict) else value
+    messages: list[Any] = value["messages"] if isinstance(value, dict) else value
+    return messages
 
 
 def _call(call_id: str, name: str = "read_file", arguments: str = "{}") -> dict[str, Any]:

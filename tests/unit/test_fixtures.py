@@ -37,7 +37,9 @@ def _no_two_users(probe: Probe, ex: Exchange) -> Iterable[Finding]:
         yield Finding.fail("messages.1: a second user message", "alternating roles")
 
 
-TOY = Property("toy.alternates", "normalize", "contract §7", "toy", _params, _no_two_users, requires={"normalize"})
+TOY = Property(
+    "toy.alternates", "normalize", "contract §7", "toy", _params, _no_two_users, requires=frozenset({"normalize"})
+)
 TWO_USERS = {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
 
 
@@ -124,4 +126,5 @@ def test_replay_by_value_against_any_target() -> None:
     assert verdict.failed and verdict.failures[0].message == "messages.1: a second user message"
     assert verdict.calls[0].params["policies"]["orphans"] == "drop"  # the fixture's policies were sent
     with pytest.raises(FixtureError, match=r"f\.json: property: unknown property 'toy\.alternates'"):
-        replay(loaded, open_target("reference"), source="f.json", resolve={}.__getitem__)
+        no_properties: dict[str, Property] = {}
+        replay(loaded, open_target("reference"), source="f.json", resolve=no_properties.__getitem__)

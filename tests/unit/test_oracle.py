@@ -148,7 +148,8 @@ def test_id_pattern_on_both_sides(bad: str) -> None:
 
 
 def test_empty_user_message_string_or_list() -> None:
-    for empty in ("", []):
+    empties: tuple[str, list[Any]] = ("", [])
+    for empty in empties:
         found = check(user(text("go")), assistant(text("ok")), {"role": "user", "content": empty})
         assert found == [
             Violation("empty-user-message", "messages.2", "messages.2: user messages must have non-empty content")
@@ -156,7 +157,8 @@ def test_empty_user_message_string_or_list() -> None:
 
 
 def test_empty_assistant_message_only_in_final_position() -> None:
-    for empty in ("", []):
+    empties: tuple[str, list[Any]] = ("", [])
+    for empty in empties:
         final = check(user(text("go")), {"role": "assistant", "content": empty})
         assert final == []
         inner = check(user(text("go")), {"role": "assistant", "content": empty}, user(text("again")))

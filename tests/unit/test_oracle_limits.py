@@ -51,7 +51,7 @@ def test_a_6_mb_base64_image_is_reported_with_its_path() -> None:
 
 
 def test_a_nested_image_is_reported_at_the_apis_nested_path() -> None:
-    value = [
+    value: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "shot", "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a",
@@ -103,7 +103,7 @@ def test_image_headers() -> None:
 
 def test_reasoning_blocks_outside_thinking_mode_and_result_item_types() -> None:
     reasoning = {"type": "reasoning", "text": "hm", "summary": []}
-    value = [
+    value: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [reasoning, {"type": "text", "text": "done"}]},
     ]

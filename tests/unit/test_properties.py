@@ -25,7 +25,7 @@ def text(t: str) -> dict[str, Any]:
     return {"type": "text", "text": t}
 
 
-HISTORY = [
+HISTORY: list[dict[str, Any]] = [
     {"role": "user", "content": "go", "ts": 1},
     {"role": "assistant", "content": [use("a"), use("b")]},
     {"role": "user", "content": [res("b"), text("note"), res("a", "A"), res("zz", "lost")]},
@@ -113,7 +113,7 @@ def test_recount_counts_the_system_prompt_by_its_own_call() -> None:
     probe = TargetProbe(open_target("reference"), {}, "zoo")
     msgs = [{"role": "user", "content": "hello there"}]
     assert probe.recount(msgs, "be brief") == probe.count([], "be brief") + probe.count(msgs)
-    hidden = [*msgs, {"role": "user", "content": "x" * 50, "truncationParent": "t"},
+    hidden: list[dict[str, Any]] = [*msgs, {"role": "user", "content": "x" * 50, "truncationParent": "t"},
               {"role": "user", "content": "m", "isTruncationMarker": True, "truncationId": "t"}]
     assert probe.recount(hidden) < probe.count(hidden)
 

@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
@@ -139,7 +139,8 @@ def run(value: list[dict[str, Any]], **kw: Any) -> tuple[Recovery, list[dict[str
 
 
 def recount(result: Recovery, counter: Any, system_prompt: str = "") -> int:
-    return counter.count_text(system_prompt) + counter.count_messages(effective(result.messages))
+    total: int = counter.count_text(system_prompt) + counter.count_messages(effective(result.messages))
+    return total
 
 
 def tokens_of(value: list[dict[str, Any]], counter: Any | None = None) -> int:
@@ -415,8 +416,8 @@ def test_block_just_above_the_floor_is_never_made_longer(which: str, unit: str) 
         result, messages = run(value, **budget_for(value, tokens_of(value, counter) - 5), counter=counter)
         for d in result.degraded:
             assert d.after_chars < d.before_chars and d.after_tokens < d.before_tokens
-        new_block = load(messages)[2].content[0]
-        old_block = load(value)[2].content[0]
+        new_block = cast(ToolResult, load(messages)[2].content[0])  # the results message of ``value``
+        old_block = cast(ToolResult, load(value)[2].content[0])
         assert counter.raw_block(new_block) <= counter.raw_block(old_block)
         content = messages[2]["content"][0]["content"]
         assert len(content) <= len(text)

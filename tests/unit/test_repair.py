@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from ctxmodel.cli import main
 from ctxmodel.codec import dump, load, read
 from ctxmodel.document import parse_document
-from ctxmodel.model import Message
+from ctxmodel.model import Message, ToolUse
 from ctxmodel.normalize import normalize
 from ctxmodel.oracle import validate
 from ctxmodel.repair import repair, request_of
@@ -241,7 +241,7 @@ def test_a_legacy_summary_first_is_made_user_role_and_bad_ids_renamed_on_both_si
 def test_thinking_moves_first_or_goes_when_the_last_tool_turn_has_none() -> None:
     think = {"type": "thinking", "thinking": "hm", "signature": "sig"}
     use = {"type": "tool_use", "id": "toolu_b", "name": "read", "input": {}}
-    value = [
+    value: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [think, {"type": "text", "text": "t"},
                                           {"type": "tool_use", "id": "toolu_a", "name": "read", "input": {}}]},
@@ -374,4 +374,4 @@ def test_renaming_an_id_the_api_refuses_with_its_results_keeps_them_valid() -> N
     verdict = judge(get("repair.valid-results-kept"), target, {"messages": messages},
                     policies=dict(target.description.policies), tokenizer="zoo")
     assert not verdict.failures
-    assert repair(load(messages))[0][1].blocks[0].id == "toolu__a"
+    assert cast(ToolUse, repair(load(messages))[0][1].blocks[0]).id == "toolu__a"
