@@ -32,7 +32,7 @@ def _bb_and_warn(probe: Probe, ex: Exchange) -> Iterable[Finding]:
 
 
 TOY = Property("toy.letters", "normalize", "contract §7", "no bb, no aa", _messages, _bb_and_warn,
-               requires={"normalize"})
+               requires=frozenset({"normalize"}))
 
 
 def _run(tmp_path: Path, known: set[str], strict: bool = False) -> gate.Outcome:
@@ -87,7 +87,7 @@ def test_marking_moves_known_kinds_out_of_the_failures_and_the_exit_code_follows
 
 def test_a_property_failing_only_on_baseline_kinds_does_not_stop_a_max_failures_run(tmp_path: Path) -> None:
     quiet = Property("toy.quiet", "normalize", "contract §7", "holds", _messages, lambda probe, ex: (),
-                     requires={"normalize"})
+                     requires=frozenset({"normalize"}))
     kinds = {"toy.letters/bb", "toy.letters/aa"}
     first, second = engine.run([TOY, quiet], RunConfig(
         policies={}, profile=get_profile("ci"),

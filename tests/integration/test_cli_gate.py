@@ -35,7 +35,13 @@ def _answers(probe: Probe, ex: Exchange) -> Iterable[Finding]:
 
 
 DEMO = Property(
-    "zz-demo.answers", "normalize", "contract §7", "normalize answers", _params, _answers, requires={"normalize"}
+    "zz-demo.answers",
+    "normalize",
+    "contract §7",
+    "normalize answers",
+    _params,
+    _answers,
+    requires=frozenset({"normalize"}),
 )
 
 

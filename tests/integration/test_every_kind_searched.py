@@ -34,7 +34,7 @@ def _common_and_rare(probe: Probe, ex: Exchange) -> Iterable[Finding]:
 
 
 TWO_KINDS = Property("toy.two-kinds", "normalize", "contract §7", "two kinds", _numbered, _common_and_rare,
-                     requires={"normalize"})
+                     requires=frozenset({"normalize"}))
 
 
 def test_a_kind_behind_a_commoner_one_is_found_and_the_search_uses_its_budget(tmp_path: Path) -> None:

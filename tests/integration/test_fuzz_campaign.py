@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,8 +51,8 @@ def _fixtures(tmp: Path) -> list[Path]:
     return sorted((tmp / "fixtures").glob("*.json"))
 
 
-def _report(tmp: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads((tmp / "report" / "report.json").read_text(encoding="utf-8"))
+def _report(tmp: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((tmp / "report" / "report.json").read_text(encoding="utf-8"))
     return data
 
 
@@ -99,7 +100,7 @@ def test_node_campaign_report_shows_the_failure(node_campaign: tuple[Path, Campa
     assert isinstance(failures, list) and len(failures) == 1
     assert failures[0]["property"] == "normalize.synthetic-only-where-missing"
     assert failures[0]["fixture"] == result.failures[0].fixture
-    assert data["totals"] == result.to_json()["totals"]  # type: ignore[comparison-overlap]
+    assert data["totals"] == result.to_json()["totals"]
     html = (tmp / "report" / "report.html").read_text(encoding="utf-8")
     assert 'data-property="normalize.synthetic-only-where-missing"' in html
     assert 'class="failure"' in html and "what the target returned" in html
@@ -117,7 +118,7 @@ def test_reference_campaign_finds_nothing(tmp_path: Path) -> None:
     assert ran and all(p.examples >= 12 for p in ran)
     assert any(p.id == "agent-loop" for p in ran)
     assert result.stopped == "max-examples"
-    assert _report(tmp_path)["totals"]["failures"] == 0  # type: ignore[index]
+    assert _report(tmp_path)["totals"]["failures"] == 0
 
 
 def test_database_is_kept_under_hypothesis_ci_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,7 +168,7 @@ def test_sigint_leaves_fixtures_and_a_valid_report(tmp_path: Path) -> None:
     assert load_fixture(fixtures[0]).property == "normalize.synthetic-marked"
     data = _report(tmp_path)
     assert data["stopped"] == "interrupted"
-    assert [f["fixture"] for f in data["failures"]] == [str(fixtures[0])]  # type: ignore[index,union-attr]
+    assert [f["fixture"] for f in data["failures"]] == [str(fixtures[0])]
     html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
     assert html.rstrip().endswith("</html>")
     # No torn temporary files left by the atomic writes.

@@ -63,9 +63,17 @@ def _effective_answers(probe: Probe, ex: Exchange) -> Iterable[Finding]:
 
 
 SHAPE = Property(
-    "toy.shape", "normalize", "contract §7", "normalize answers", _messages, _returns_messages, requires={"normalize"}
+    "toy.shape",
+    "normalize",
+    "contract §7",
+    "normalize answers",
+    _messages,
+    _returns_messages,
+    requires=frozenset({"normalize"}),
 )
-COUNT = Property("toy.count", "normalize", "contract §3.6", "no bb", _messages, _no_bb, requires={"normalize"})
+COUNT = Property(
+    "toy.count", "normalize", "contract §3.6", "no bb", _messages, _no_bb, requires=frozenset({"normalize"})
+)
 EFFECTIVE = Property(
     "toy.effective",
     "effective",
@@ -73,13 +81,19 @@ EFFECTIVE = Property(
     "effective answers",
     _messages,
     _effective_answers,
-    requires={"effective"},
+    requires=frozenset({"effective"}),
 )
-WARNS = Property("toy.warns", "normalize", "contract §7", "warns", _messages, _warns, requires={"normalize"})
+WARNS = Property("toy.warns", "normalize", "contract §7", "warns", _messages, _warns, requires=frozenset({"normalize"}))
 TINY_SHAPE = attrs.evolve(SHAPE, params=_tiny)
 TINY_EFFECTIVE = attrs.evolve(EFFECTIVE, params=_tiny)
 RECOVER = Property(
-    "toy.recover", "recover", "contract §4", "needs recover", _messages, _effective_answers, requires={"recover"}
+    "toy.recover",
+    "recover",
+    "contract §4",
+    "needs recover",
+    _messages,
+    _effective_answers,
+    requires=frozenset({"recover"}),
 )
 
 
@@ -248,9 +262,9 @@ def test_summary_junit_and_exit_codes(tmp_path: Path) -> None:
         "normalize",
         "contract §7",
         "bad strategy",
-        lambda _: st.just(1).map(lambda _: 1 / 0),
+        lambda _: st.just(1).map(lambda _: 1 / 0),  # type: ignore[arg-type, return-value]  # raises when drawn
         _returns_messages,
-    )  # type: ignore[arg-type]
+    )
     (error,) = run(open_target("reference"), [broken], tmp_path).outcomes
     assert error.status == "error" and "ZeroDivisionError" in error.reason
     assert engine.exit_code([error]) == exitcodes.USAGE

@@ -367,7 +367,7 @@ def test_ids_clock_and_randomness_follow_from_the_input(tmp_path: Path) -> None:
 
 def test_determinism_can_be_turned_off(tmp_path: Path) -> None:
     script = write_target(tmp_path, CLOCKS.replace("clockStart: 1000,", "deterministic: false,"), esm=True)
-    a = {"messages": []}
+    a: dict[str, Any] = {"messages": []}
     replies, _ = talk(script, [request(1, "recover", a), request(2, "recover", a)])
     assert replies[0]["result"]["ids"] != replies[1]["result"]["ids"]
     assert replies[0]["result"]["times"][0] > 1_600_000_000_000

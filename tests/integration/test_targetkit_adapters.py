@@ -139,7 +139,7 @@ def test_effective_is_the_agents_get_effective_api_history(built: tuple[str, Pat
 
 def test_normalize_is_the_append_time_repair_message_by_message(built: tuple[str, Path, Path]) -> None:
     _, folder, out = built
-    uses = [{"type": "tool_use", "id": i, "name": "read", "input": {}} for i in ("a", "b")]
+    uses: list[dict[str, Any]] = [{"type": "tool_use", "id": i, "name": "read", "input": {}} for i in ("a", "b")]
     history = [
         {"role": "user", "content": "go", "ts": 1},
         {"role": "assistant", "content": uses, "ts": 2},
@@ -193,7 +193,7 @@ def recover_params(history: list[dict[str, Any]], **extra: Any) -> dict[str, Any
     return {"messages": history, "contextWindow": 10000, "maxTokens": 1000, "systemPrompt": "sys!", **extra}
 
 
-LONG = [
+LONG: list[dict[str, Any]] = [
     {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "x" * 400, "ts": 10 + i}
     for i in range(7)
 ]

@@ -89,7 +89,8 @@ class _Mutating:
         return {"tokens": float("nan")}
 
     def request(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {}["messages"]  # type: ignore[no-any-return]
+        no_messages: dict[str, dict[str, Any]] = {}
+        return no_messages["messages"]
 
 
 def test_python_target_hands_params_over_and_checks_replies() -> None:

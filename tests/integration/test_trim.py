@@ -119,7 +119,7 @@ def test_the_trim_keeps_a_request_inside_the_declared_input_space(tmp_path: Path
     history = [{"role": "user", "content": "hi"}, use, result, {"role": "assistant", "content": "done"}]
     assert within({"messages": history}, "agent-stored")
     toy = Property("toy.two-assistants", "normalize", "contract §7", "toy", lambda _: st.just({"messages": []}),
-                   _two_assistants, requires={"normalize"})
+                   _two_assistants, requires=frozenset({"normalize"}))
     outcomes = {}
     for inputs in ("any", "agent-stored"):
         outcomes[inputs] = run_property(
