@@ -33,13 +33,13 @@ def result(tid: str) -> Msg:
 
 
 def test_a_repeated_id_within_one_message_keeps_its_first_block() -> None:
-    history = [{"role": "user", "content": "go"},
+    history: list[dict[str, Any]] = [{"role": "user", "content": "go"},
                {"role": "assistant", "content": [use("a"), {"type": "text", "text": "x"}, use("a"), use("b")]}]
     assert agent_stored(history)[1]["content"] == [use("a"), {"type": "text", "text": "x"}, use("b")]
 
 
 def test_a_call_followed_by_an_assistant_message_gets_the_interrupted_results_stored_between() -> None:
-    history = [{"role": "user", "content": "go"},
+    history: list[dict[str, Any]] = [{"role": "user", "content": "go"},
                {"role": "assistant", "content": [use("a"), use("b")], "condenseParent": "c1", "ts": 5},
                {"role": "assistant", "content": "next"},
                {"role": "user", "content": "Summary", "isSummary": True, "condenseId": "c1"}]
@@ -51,7 +51,7 @@ def test_a_call_followed_by_an_assistant_message_gets_the_interrupted_results_st
 
 
 def test_tags_naming_nothing_or_a_parent_before_the_message_are_stripped() -> None:
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "user", "content": "a", "condenseParent": "s1", "truncationParent": "t1"},
         {"role": "user", "content": "[Sliding window truncation]", "isTruncationMarker": True, "truncationId": "t1"},
         {"role": "assistant", "content": "Summary one", "isSummary": True, "condenseId": "s1"},
@@ -70,7 +70,7 @@ def test_tags_naming_nothing_or_a_parent_before_the_message_are_stripped() -> No
 
 
 def test_the_last_summary_keeps_no_tag_and_an_earlier_one_keeps_its_own() -> None:
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "user", "content": "task"},
         {"role": "user", "content": "Summary one", "isSummary": True, "condenseId": "s1", "condenseParent": "s2"},
         {"role": "user", "content": "Summary two", "isSummary": True, "condenseId": "s2", "truncationParent": "t1"},
@@ -85,7 +85,7 @@ def test_the_last_summary_keeps_no_tag_and_an_earlier_one_keeps_its_own() -> Non
 
 def test_shapes_agents_do_store_are_kept() -> None:
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
-    history = [{"role": "user", "content": "go"},
+    history: list[dict[str, Any]] = [{"role": "user", "content": "go"},
                {"role": "assistant", "content": [use("a"), use("b")]},
                {"role": "user", "content": [result("a"), image, result("b"), result("b"), result("zz")]},
                {"role": "user", "content": [{"type": "text", "text": "h"}, result("a")]},

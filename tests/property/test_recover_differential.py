@@ -29,8 +29,9 @@ from ctxmodel.visibility import effective, visible_mask
 from tests.property.test_recover_properties import histories
 from tests.unit.test_recover import CharCounter
 
-#: The module, not ``ctxmodel.recover`` (the package binds that name to the function).
-rec = importlib.import_module("ctxmodel.recover")
+#: The module, not ``ctxmodel.recover`` (the package binds that name to the function); Any, as the
+#: tests swap its private functions.
+rec: Any = importlib.import_module("ctxmodel.recover")
 
 Issue = tuple[str, str]
 

@@ -352,7 +352,8 @@ def _findings(prop_id: str, history: list[dict[str, Any]], reply: dict[str, Any]
     from ctxmodel.properties.registry import get
 
     params = {"messages": history, "contextWindow": 10_000, "maxTokens": 100, "systemPrompt": ""}
-    return list(get(prop_id).check(CannedProbe(reply), Exchange("recover", params, copy.deepcopy(reply))))
+    probe = CannedProbe(reply)  # only the part of a Probe that the recover checks call on a canned reply
+    return list(get(prop_id).check(probe, Exchange("recover", params, copy.deepcopy(reply))))  # type: ignore[arg-type]
 
 
 def test_reviving_a_dangling_id_counts_as_tagging_what_it_hides() -> None:

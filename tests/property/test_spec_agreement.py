@@ -229,7 +229,9 @@ def test_every_reader_holds_the_one_value() -> None:
     from ctxmodel.normalize import SYNTHETIC_TEXT
     from ctxmodel.properties import json_reading
     from ctxmodel.recover import DEFAULT_RESERVE, FAILED_PREFIX, allowed_tokens, marker_text, notice_text
-    from ctxmodel.strategies.cells.recover import notice_text as cells_notice
+    from ctxmodel.strategies.cells.recover import (  # type: ignore[attr-defined]  # used there, not exported
+        notice_text as cells_notice,
+    )
     from ctxmodel.strategies.histories import marker_text as histories_marker
     from ctxmodel.strategies.recovery import allowed_tokens as strategies_allowed
     from ctxmodel.strategies.stored import INTERRUPTED
