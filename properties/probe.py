@@ -56,6 +56,9 @@ class TargetProbe:
         # Two copies: one to record, one to hand over, so neither the caller's params nor the
         # record can be changed by a target that mutates its input (contract §1).
         sent = codec.copy_json(params)
+        if op == "trim" and isinstance(sent.get("_budget"), dict) and isinstance(sent.get("messages"), list):
+            sent["maxTokens"] = self._trim_budget(sent)
+            del sent["_budget"]
         sent["policies"] = dict(self.policies)
         if op == "recover" and "totalTokens" not in sent and isinstance(sent.get("messages"), list):
             sent["totalTokens"] = self.total_tokens(sent["messages"], str(sent.get("systemPrompt", "")))
@@ -69,8 +72,30 @@ class TargetProbe:
         self.calls.append(Call(op, record, codec.copy_json(result), None))
         return result
 
+    def _trim_budget(self, params: dict[str, Any]) -> int:
+        """A drawn budget point as ``maxTokens`` by the target's own count (``strategies.trim``), each
+        count it takes a call recorded like any other, so a fixture shows how the budget was set."""
+        from ctxmodel.strategies.trim import budget_of
+
+        if not self.has("count"):
+            return budget_of(params, self.policies)
+        prompt = params.get("systemPrompt")
+
+        def count(messages: list[dict[str, Any]]) -> int:
+            ask: dict[str, Any] = {"messages": messages}
+            if isinstance(prompt, str) and prompt:
+                ask["systemPrompt"] = prompt
+            tokens = self.call("count", ask).get("tokens")
+            if isinstance(tokens, bool) or not isinstance(tokens, int):
+                raise TargetFailure("error-reply", f"count returned {tokens!r} tokens: expected an integer")
+            return tokens
+
+        return budget_of(params, self.policies, count)
+
     def exchange(self, op: str, params: dict[str, Any]) -> Exchange:
         result = self.call(op, params)
+        if op == "trim":  # judged against the budget it was sent, not the drawn point
+            params = {k: v for k, v in self.calls[-1].params.items() if k != "policies"}
         sent, record = self.sent[-1], self.calls[-1].params
         mutated = None
         if sent != record:

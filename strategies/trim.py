@@ -7,10 +7,16 @@ one token either side, where off-by-one bugs live), anywhere in between, and at 
 boundary: the budget that the newest ``k`` messages (or the oldest) exactly fill, with the floor.
 A trimmer that cuts by messages rather than by turns cuts there, and a boundary inside a turn (a
 window that starts on a ``tool`` message, parallel results split) is a budget band only a few
-tokens wide, which neither the turn points nor a uniform draw reach. The budgets are measured by the
-counter a target of the default tokenizer counts with (``zoo``; in ``openai-chat`` the reference's
-count of Chat Completions messages, which is what the contract documents). A target counting
-otherwise still gets budgets near its own points, and the properties judge with its own ``count``.
+tokens wide, which neither the turn points nor a uniform draw reach.
+
+A point is drawn as where it lies, not as a number: ``"_budget": {"at": "newest", "k": 2, "delta":
+-1}`` reads "one token less than the newest two messages (with the floor) count". The probe turns it
+into ``maxTokens`` just before the call, with the target's own ``count`` (``budget_of``), so that a
+target counting far less or far more than the reference (a characters-over-four estimate, a counter
+that skips tool calls) still meets each of its own points, not a budget every history fits. A
+target with no ``count`` gets the count a target of the default tokenizer makes (``zoo``; in
+``openai-chat`` the reference's count of Chat Completions messages). The points are read from the
+messages as they are at the call, so a fixture trimmed of a message keeps its budget's meaning.
 
 Histories: Chat Completions ones from :mod:`ctxmodel.strategies.openai_chat`; Anthropic ones as a
 request carries them (no hidden messages): mostly what a correct agent stores, a call in flight
@@ -19,7 +25,7 @@ allowed, and now and then a history with pairing defects.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hypothesis import event
@@ -27,7 +33,10 @@ from hypothesis import strategies as st
 
 from ctxmodel.strategies.text import chance, pick, texts
 
-__all__ = ["BUDGET_POINTS", "trim_histories", "trim_requests"]
+__all__ = ["BUDGET_KEY", "BUDGET_POINTS", "budget_of", "trim_histories", "trim_requests"]
+
+#: The drawn budget point's key in the params, resolved into ``maxTokens`` before the call.
+BUDGET_KEY = "_budget"
 
 Msg = dict[str, Any]
 
@@ -86,51 +95,71 @@ def _estimate(dialect: str, system_prompt: str) -> Any:
     return lambda messages: prompt + counter.count_messages(codec.load(messages, copy=False))
 
 
-def _points(messages: list[Msg], dialect: str, policies: Mapping[str, str], system_prompt: str) -> dict[str, int]:
-    """The budget at each point of :data:`BUDGET_POINTS` but ``anywhere``."""
-    count = _estimate(dialect, system_prompt)
+def _subset(messages: Sequence[Msg], spec: Mapping[str, Any], dialect: str, policies: Mapping[str, str]) -> list[Msg]:
+    """The messages whose count a budget point is placed at, read from the messages as they are."""
+    at = spec.get("at")
     floor = set(_floor(messages, dialect, policies))
     starts = [i for i, m in enumerate(messages) if _is_prompt(m, dialect)]
-    first_end = starts[1] if len(starts) > 1 else len(messages)
-    last_start = starts[-1] if starts else 0
-    keep_one = [m for i, m in enumerate(messages) if i >= first_end or i in floor]
-    keep_last = [m for i, m in enumerate(messages) if i >= last_start or i in floor]
-    floor_tokens = count([messages[i] for i in sorted(floor)])
-    return {
-        "fits": count(messages),
-        "one-turn": count(keep_one),
-        "last-turn": count(keep_last),
-        "floor": floor_tokens,
-        "impossible": floor_tokens - 1,
-    }
+    n = len(messages)
+    if at == "all" or at == "share":
+        kept: set[int] = set(range(n))
+    elif at == "drop-first-turn":
+        first_end = starts[1] if len(starts) > 1 else n
+        kept = set(range(first_end, n))
+    elif at == "last-turn":
+        kept = set(range(starts[-1] if starts else 0, n))
+    elif at == "floor":
+        kept = set()
+    elif at in ("newest", "oldest"):
+        k = min(max(1, int(spec.get("k", 1))), max(1, n - 1))
+        kept = set(range(n - k, n)) if at == "newest" else set(range(min(k, n)))
+    else:
+        raise ValueError(f"unknown budget point {at!r}")
+    return [m for i, m in enumerate(messages) if i in kept or i in floor]
+
+
+def budget_of(
+    params: Mapping[str, Any], policies: Mapping[str, str], count: Callable[[list[Msg]], int] | None = None
+) -> int:
+    """The ``maxTokens`` of a drawn budget point (``params[BUDGET_KEY]``), by ``count`` (the target's
+    own; the default tokenizer's estimate when None). Never negative."""
+    spec = params[BUDGET_KEY]
+    dialect = policies.get("dialect", "anthropic")
+    messages = params["messages"]
+    if count is None:
+        count = _estimate(dialect, str(params.get("systemPrompt", "")))
+    subset = _subset(messages, spec, dialect, policies)
+    tokens = count(subset) if subset or dialect != "openai-chat" else 0
+    if spec.get("at") == "share":
+        return max(0, tokens * int(spec.get("share", 0)) // 1000)
+    return max(0, tokens + int(spec.get("delta", 0)))
 
 
 @st.composite
 def _request(draw: st.DrawFn, dialect: str, policies: Mapping[str, str]) -> dict[str, Any]:
     messages = draw(trim_histories(dialect))
     params: dict[str, Any] = {"messages": messages}
-    system_prompt = ""
     if dialect != "openai-chat" and draw(chance(50)):
-        system_prompt = draw(texts(nonblank=True, max_size=300))
-        params["systemPrompt"] = system_prompt
+        params["systemPrompt"] = draw(texts(nonblank=True, max_size=300))
     if policies.get("trimBudget", "tokens") == "none":
         return params
     point = draw(pick(BUDGET_POINTS))
     event(f"trim budget: {point}")
-    points = _points(messages, dialect, policies, system_prompt)
+    near = draw(pick((0, 0, -1, 1)))
+    spec: dict[str, Any]
     if point in ("suffix-cut", "prefix-cut") and len(messages) > 1:
         k = draw(st.integers(1, len(messages) - 1))
-        kept = range(k, len(messages)) if point == "suffix-cut" else range(len(messages) - k)
-        floor = set(_floor(messages, dialect, policies))
-        count = _estimate(dialect, system_prompt)
-        budget = count([m for i, m in enumerate(messages) if i in kept or i in floor]) + draw(pick((0, 0, -1, 1)))
+        spec = {"at": "newest" if point == "suffix-cut" else "oldest", "k": k, "delta": near}
     elif point in ("suffix-cut", "prefix-cut", "anywhere"):
-        budget = draw(st.integers(0, max(0, points["fits"])))
+        spec = {"at": "share", "share": draw(st.integers(0, 1000))}
     elif point == "impossible":
-        budget = points["impossible"] - draw(st.integers(0, 50))
+        spec = {"at": "floor", "delta": -1 - draw(st.integers(0, 50))}
+    elif point == "fits":
+        spec = {"at": "all", "delta": near + draw(st.integers(0, 200))}
     else:
-        budget = points[point] + draw(pick((0, 0, -1, 1))) + (draw(st.integers(0, 200)) if point == "fits" else 0)
-    params["maxTokens"] = max(0, budget)
+        spec = {"at": {"one-turn": "drop-first-turn", "last-turn": "last-turn", "floor": "floor"}[point],
+                "delta": near}
+    params[BUDGET_KEY] = spec
     return params
 
 
