@@ -32,6 +32,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "trimLastUser": ("keep", "any"),
     "trimPartial": ("no", "yes"),
     "trimBudget": ("tokens", "none"),
+    "trimToolCalls": ("keep", "pairs"),
 }
 
 DEFAULTS: dict[str, str] = {key: values[0] for key, values in CHOICES.items()}

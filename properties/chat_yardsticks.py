@@ -11,7 +11,7 @@ and 4).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxmodel.properties.json_reading import canon, pairing_violations
@@ -150,17 +150,53 @@ def is_partial_of(message: Msg, original: Msg) -> bool:
     return True
 
 
+def _subsequence(short: Sequence[Any], long: Sequence[Any]) -> bool:
+    it = iter(canon(x) for x in long)
+    return all(any(canon(x) == y for y in it) for x in short)
+
+
+def _is_tool_use(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "tool_use"
+
+
+def is_pruned_of(message: Msg, original: Msg) -> bool:
+    """``original`` less some of its tool calls (contract §10, ``trimToolCalls=pairs``): in
+    ``openai-chat`` its ``tool_calls`` a subsequence of the original's (the key gone, or empty, when
+    none is left), every other key unchanged; in Anthropic its content the original's list less some
+    ``tool_use`` blocks. Where the dropped calls' results went is §10.1's to judge."""
+    if message.get("role") != "assistant" or original.get("role") != "assistant":
+        return False
+    calls, whole = message.get("tool_calls"), original.get("tool_calls")
+    if isinstance(whole, list) and whole:
+        rest = {k: v for k, v in message.items() if k != "tool_calls"}
+        if canon(rest) != canon({k: v for k, v in original.items() if k != "tool_calls"}):
+            return False
+        kept = [] if calls is None else calls
+        return isinstance(kept, list) and len(kept) < len(whole) and _subsequence(kept, whole)
+    content, full = message.get("content"), original.get("content")
+    if not (isinstance(content, list) and isinstance(full, list)) or len(content) >= len(full):
+        return False
+    if canon({k: v for k, v in message.items() if k != "content"}) != canon(
+            {k: v for k, v in original.items() if k != "content"}):
+        return False
+    others = [b for b in full if not _is_tool_use(b)]
+    return _subsequence(content, full) and _subsequence(others, content)
+
+
 def match_in_order(
-    output: Sequence[Msg], history: Sequence[Msg], partial: bool
+    output: Sequence[Msg], history: Sequence[Msg], partial: bool, pruned: bool = False
 ) -> tuple[list[int] | None, int, str]:
-    """Each output message matched to a later input message than the one before (equal, or a partial
-    of it when ``partial``), the earliest first (which finds a match whenever one exists):
-    ``(input indices, -1, "")``, else ``(None, first output index not matched, why)``, ``why`` one of
-    ``invented``, ``cut-undeclared``, ``duplicated``, ``moved`` (contract §10.2)."""
+    """Each output message matched to a later input message than the one before (equal, a partial
+    of it when ``partial``, or it less some tool calls when ``pruned``), the earliest first (which
+    finds a match whenever one exists): ``(input indices, -1, "")``, else ``(None, first output index
+    not matched, why)``, ``why`` one of ``invented``, ``cut-undeclared``, ``calls-dropped-undeclared``,
+    ``duplicated``, ``moved`` (contract §10.2)."""
     keys = [canon(m) for m in history]
-    relation: Callable[[Msg, int], bool] = (
-        (lambda m, i: canon(m) == keys[i] or is_partial_of(m, history[i])) if partial
-        else (lambda m, i: canon(m) == keys[i]))
+
+    def relation(m: Msg, i: int) -> bool:
+        return (canon(m) == keys[i] or (partial and is_partial_of(m, history[i]))
+                or (pruned and is_pruned_of(m, history[i])))
+
     out: list[int] = []
     at = 0
     for j, message in enumerate(output):
@@ -174,7 +210,8 @@ def match_in_order(
         anywhere = [i for i in range(len(history)) if relation(message, i)]
         if not anywhere:
             cut = not partial and any(is_partial_of(message, m) for m in history)
-            return None, j, "cut-undeclared" if cut else "invented"
+            dropped = not pruned and any(is_pruned_of(message, m) for m in history)
+            return None, j, "cut-undeclared" if cut else "calls-dropped-undeclared" if dropped else "invented"
         if all(i in out for i in anywhere):
             return None, j, "duplicated"
         return None, j, "moved"

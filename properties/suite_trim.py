@@ -107,11 +107,12 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §10.2",
     "Every returned message is a message of the input, or a declared partial of one, in the input's order; "
     "nothing is invented, duplicated or moved.",
-    policies=("trimPartial",),
+    policies=("trimPartial", "trimToolCalls"),
     witnesses=(
         Witness(f"{_B}:HoistsSystemMessages", "moved"),
         Witness(f"{_B}:InventsANotice", "invented"),
         Witness(f"{_B}:CutsWithoutDeclaring", "cut-undeclared"),
+        Witness(f"{_B}:PrunesCallsWithoutDeclaring", "calls-dropped-undeclared"),
         Witness(f"{_B}:RepeatsTheLastUser", "duplicated"),
     ),
 )
@@ -120,12 +121,15 @@ def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if out is None:
         return
     partial = probe.policies.get("trimPartial", "no") == "yes"
-    matched, j, why = match_in_order(out, ex.params["messages"], partial)
+    pruned = probe.policies.get("trimToolCalls", "keep") == "pairs"
+    matched, j, why = match_in_order(out, ex.params["messages"], partial, pruned)
     if matched is not None:
         return
     said = {
         "invented": "is not a message of the input" + ("" if not partial else " nor a partial of one"),
         "cut-undeclared": "is a cut of an input message, and the target does not declare trimPartial=yes",
+        "calls-dropped-undeclared": "is an input message less some of its tool calls, and the target does not "
+                                    "declare trimToolCalls=pairs",
         "duplicated": "repeats an input message returned already",
         "moved": "is an input message returned out of the input's order",
     }[why]

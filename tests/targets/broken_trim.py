@@ -11,7 +11,7 @@ import json
 from typing import Any, ClassVar
 
 from ctxmodel.targets import reference as ref
-from tests.targets.trimmers import Msg, Params, Reference
+from tests.targets.trimmers import CallPrunerChat, Msg, Params, Reference
 
 CHAT = "openai-chat"
 
@@ -92,6 +92,14 @@ class CutsWithoutDeclaring(_Broken):
         return {"messages": [
             {**m, "content": m["content"][:200]} if isinstance(m.get("content"), str) and len(m["content"]) > 200
             else m for m in out]}
+
+
+class PrunesCallsWithoutDeclaring(CallPrunerChat):
+    """Removes old tool calls with their results, keeping the assistant's text, and declares the
+    default ``trimToolCalls=keep`` (a returned message must keep all its calls)."""
+
+    name = "broken-prunes-calls-without-declaring"
+    policies: ClassVar[dict[str, str]] = {**CallPrunerChat.policies, "trimToolCalls": "keep"}
 
 
 class RepeatsTheLastUser(_Broken):

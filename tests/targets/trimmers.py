@@ -221,8 +221,38 @@ class PrunerChat(Pruner):
     dialect = "openai-chat"
 
 
+class CallPrunerChat(Reference):
+    """Old tool calls removed with their results, each assistant message keeping its text (as the
+    Vercel AI SDK's ``pruneMessages`` does): every call but those of the last calling message; an
+    assistant message left with neither text nor calls goes too. Declares ``trimToolCalls=pairs``."""
+
+    name = "trimmer-call-pruner-chat"
+    dialect = "openai-chat"
+    policies: ClassVar[dict[str, str]] = {**ref.REFERENCE_TRIM_POLICIES, "trimBudget": "none",
+                                          "trimToolCalls": "pairs"}
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        callers = [i for i, m in enumerate(messages) if m.get("role") == "assistant" and m.get("tool_calls")]
+        old = set(callers[:-1])
+        pruned: set[str] = set()
+        for i in old:
+            pruned |= {c.get("id") for c in messages[i]["tool_calls"] if isinstance(c, dict)}
+        out: list[Msg] = []
+        for i, message in enumerate(messages):
+            if i in old:
+                rest = {k: v for k, v in message.items() if k != "tool_calls"}
+                if rest.get("content"):
+                    out.append(rest)
+            elif message.get("role") == "tool" and message.get("tool_call_id") in pruned:
+                continue
+            else:
+                out.append(message)
+        return {"messages": out}
+
+
 #: Every legitimate trimmer, by the class name its spec names.
 LEGITIMATE: tuple[str, ...] = (
     "Reference", "ReferenceChat", "SuffixCut", "SuffixCutChat", "HeadAndTail", "HeadAndTailChat",
-    "DropOldestTurn", "DropOldestTurnChat", "Pruner", "PrunerChat",
+    "DropOldestTurn", "DropOldestTurnChat", "Pruner", "PrunerChat", "CallPrunerChat",
 )

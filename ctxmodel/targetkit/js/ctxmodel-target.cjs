@@ -58,6 +58,7 @@ const POLICY_CHOICES = {
   trimLastUser: ["keep", "any"],
   trimPartial: ["no", "yes"],
   trimBudget: ["tokens", "none"],
+  trimToolCalls: ["keep", "pairs"],
 };
 const STACK_LINES = 4;
 
