@@ -366,6 +366,9 @@ def run_property(
     missing = sorted(set(prop.requires) - set(target.description.ops))
     if missing:
         return Outcome(prop, "skipped", reason=f"target has no {', '.join(missing)}")
+    dialect = policies.get("dialect", "anthropic")
+    if prop.dialects and dialect not in prop.dialects:
+        return Outcome(prop, "skipped", reason=f"judges {', '.join(sorted(prop.dialects))} targets, not {dialect}")
     try:
         strategy = prop.inputs(policies)
     except Exception as exc:

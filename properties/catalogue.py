@@ -173,6 +173,9 @@ class Property:
     plan: Plan | None = None
     #: The broken targets it must catch, each with the finding code it must produce.
     witnesses: tuple[Witness, ...] = ()
+    #: The dialects (contract §7) whose targets it judges; every dialect when empty. Another
+    #: dialect's target is skipped before anything is drawn: its inputs would not be its messages.
+    dialects: frozenset[str] = frozenset()
 
     def inputs(self, policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
         """The params strategy in the input space the target declared (policy ``inputs``, contract §7)."""
@@ -200,6 +203,7 @@ def check(
     warning: bool = False,
     plan: Plan | None = None,
     witnesses: Iterable[Witness] = (),
+    dialects: Iterable[str] = (),
 ) -> Callable[[Check], Check]:
     """The one way to register a property: decorate its check. Ids are unique; ``requires`` defaults
     to the op itself. A recover property judges every regime of contract §4 unless it declares a
@@ -231,6 +235,7 @@ def check(
             warning=warning,
             plan=plan,
             witnesses=witnessed,
+            dialects=frozenset(dialects),
         )
         return fn
 

@@ -84,8 +84,12 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 def _pathological(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
+    chat = policies.get("dialect") == "openai-chat"
+
     def build(kind: str, where: str) -> dict[str, Any]:
         text = pathological_text(kind)
+        if where == "system" and chat:  # the instructions are a message in Chat Completions
+            return {"messages": [{"role": "system", "content": text}, {"role": "user", "content": "hi"}]}
         if where == "system":
             return {"messages": [{"role": "user", "content": "hi"}], "systemPrompt": text}
         return {"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]}
@@ -132,10 +136,10 @@ declare_op("count", params=_histories_and_texts, purity_witnesses=(
     "separately; Anthropic dialect).",
     params=_counting,
     witnesses=(Witness(f"{_P}:CountsPerMessage", ""), Witness(f"{_P}:CountsImagesFlat", "")),
+    # §5 is the count of Anthropic messages; of a Chat Completions count, §10.7 asks what it can.
+    dialects=("anthropic",),
 )
 def agrees(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    if probe.policies.get("dialect") == "openai-chat":
-        return  # §5 is the count of Anthropic messages; of a Chat Completions count, §10.7 asks what it can
     tokens, problem = _tokens(ex)
     expected = f"the harness's count under the declared tokenizer {probe.tokenizer!r} (§5)"
     if tokens is None:
@@ -161,6 +165,7 @@ def agrees(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     clause="contract §5",
     summary="count answers (no exception, no hang) on 1 MB of one repeated character or without whitespace.",
     params=_pathological,
+    policies=("dialect",),
     witnesses=(Witness(f"{_P}:CrashesOnLongWords", "target-exception"),),
 )
 def pathological(probe: Probe, ex: Exchange) -> Iterator[Finding]:

@@ -131,3 +131,13 @@ def test_the_trim_keeps_a_request_inside_the_declared_input_space(tmp_path: Path
     assert outcomes["any"].kinds[0].params["messages"] == [use, history[3]]  # the smallest, outside the space
     kept = outcomes["agent-stored"].kinds[0].params
     assert within(kept, "agent-stored") and kept["messages"] == [use, result, history[3]], kept
+
+
+def test_a_property_of_another_dialect_is_skipped_before_anything_is_drawn(tmp_path: Path) -> None:
+    """count.agrees judges Anthropic counts: a Chat Completions target is never sent its inputs."""
+    target = open_target("reference:openai-chat")
+    policies = resolve(target.description.policies)
+    outcome = run_property(get("count.agrees"), target, policies=policies, tokenizer=target.description.tokenizer,
+                           profile=get_profile("ci"), fixtures_dir=tmp_path, max_examples=5, database=None)
+    assert outcome.status == "skipped" and outcome.examples == 0
+    assert outcome.reason == "judges anthropic targets, not openai-chat"
