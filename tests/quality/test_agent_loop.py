@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from ctxmodel.fuzz.agent_loop import LoopFailure, agent_loop_machine
+from ctxmodel.fuzz.agent_loop import AgentLoop, LoopFailure, agent_loop_machine
 from ctxmodel.policies import resolve
 from ctxmodel.targets.base import Target
 from ctxmodel.targets.spec import open_target
@@ -24,7 +24,7 @@ def open_spec() -> Iterator[list[Target]]:
         target.close()
 
 
-def _machine(spec: str, opened: list[Target]) -> type:
+def _machine(spec: str, opened: list[Target]) -> type[AgentLoop]:
     target = open_target(spec)
     opened.append(target)
     return agent_loop_machine(

@@ -15,14 +15,20 @@ import os
 import select
 import sys
 import time
+from typing import TYPE_CHECKING
 
 
 def _child(mutant: str, props: list[str], write_fd: int) -> None:
     os.environ["MUTANT_UNDER_TEST"] = mutant
-    from test_kill import killed as kills
-    from test_kill import run_one
+    if TYPE_CHECKING:  # kill.py is copied into mutmut's tests/ as test_kill.py
+        from tests.quality.mutation.kill import killed as kills
+        from tests.quality.mutation.kill import run_one
+    else:
+        from test_kill import killed as kills
+        from test_kill import run_one
 
-    killed, passed = [], []
+    killed: list[str] = []
+    passed: list[str] = []
     for prop in props:
         try:
             outcome = run_one(prop)

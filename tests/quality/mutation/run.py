@@ -242,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     kills: Counter[str] = Counter()
     covers: Counter[str] = Counter()
     for n in killed:
-        row = matrix.get(n)
-        for prop in row["killed_by"] if row else []:
+        entry = matrix.get(n)
+        for prop in entry["killed_by"] if entry else []:
             kills[prop] += 1
     for n in chosen:
         for prop in cover.get(function_of(n), []):

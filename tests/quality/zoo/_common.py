@@ -66,7 +66,8 @@ def describe_as(name: str, ops: Iterable[str], **policies: str) -> Callable[[Par
     }
 
     def describe(params: Params) -> Params:
-        return json.loads(json.dumps(reply))
+        copied: Params = json.loads(json.dumps(reply))
+        return copied
 
     return describe
 

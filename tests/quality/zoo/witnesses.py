@@ -98,7 +98,8 @@ def over_by(messages: list[Json], tokens: int, system: str = "") -> Json:
 
 def allowed_of(params: Json) -> int:
     reserve = params["maxTokens"] if params["maxTokens"] > 0 else 8192
-    return (9 * params["contextWindow"]) // 10 - reserve
+    allowed: int = (9 * params["contextWindow"]) // 10 - reserve
+    return allowed
 
 
 # -- the clause checks, by hand ----------------------------------------------------------------
@@ -196,7 +197,7 @@ def _issues(request: list[Json]) -> Counter[tuple[str, str]]:
     """§3 rules 1 and 4 as an API sees them: calls without leading results, results without the call before."""
     found: Counter[tuple[str, str]] = Counter()
     for i, m in enumerate(request):
-        content = m.get("content") if isinstance(m.get("content"), list) else []
+        content: list[Any] = c if isinstance(c := m.get("content"), list) else []
         if m.get("role") == "assistant" and i + 1 < len(request):
             nxt = request[i + 1]
             leading: set[str] = set()
@@ -244,7 +245,7 @@ def check_results_lead(params: Json, out: Json, op: Op) -> list[str]:
         if not calls:
             continue
         nxt = request[i + 1]
-        blocks = nxt.get("content") if nxt.get("role") == "user" and isinstance(nxt.get("content"), list) else []
+        blocks: list[Any] = c if nxt.get("role") == "user" and isinstance(c := nxt.get("content"), list) else []
         lead: list[str] = []
         for block in blocks:
             if block.get("type") != "tool_result":
