@@ -2,11 +2,12 @@
 
 import os
 import sys
+from typing import Any
 
 from _server import many, serve
 
 
-def misbehave(request: dict) -> bool:
+def misbehave(request: dict[str, Any]) -> bool:
     if many(request):
         sys.stderr.write("faulty target: segmentation fault (simulated)\n")
         sys.stderr.flush()
