@@ -111,7 +111,8 @@ def timed_phases(phases: Phases) -> Iterator[None]:
         def call(op: str, params: dict[str, Any]) -> dict[str, Any]:
             started = time.perf_counter()
             try:
-                return original(op, params)
+                reply: dict[str, Any] = original(op, params)
+                return reply
             finally:
                 spent = time.perf_counter() - started
                 if not phases.shrinking:
@@ -151,11 +152,11 @@ def timed_phases(phases: Phases) -> Iterator[None]:
             phases.in_check = False
             phases.seconds["check"] += time.perf_counter() - started
 
-    gate.run_property, gate.judge, gate.judge_exchange = timed_run, timed_judge, timed_check  # type: ignore[assignment]
+    gate.run_property, gate.judge, gate.judge_exchange = timed_run, timed_judge, timed_check
     try:
         yield
     finally:
-        gate.run_property, gate.judge, gate.judge_exchange = run_property, judge, judge_exchange  # type: ignore[assignment]
+        gate.run_property, gate.judge, gate.judge_exchange = run_property, judge, judge_exchange
 
 
 def bench_suite(max_examples: int) -> None:
