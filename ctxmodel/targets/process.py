@@ -32,6 +32,8 @@ from ctxmodel.targets.handshake import parse_description
 __all__ = ["DEFAULT_MAX_REPLY", "DEFAULT_TIMEOUT", "ProcessTarget", "command_argv"]
 
 DEFAULT_TIMEOUT = 10.0
+#: Seconds a child process gets to start and answer its first request (``start_allowance``).
+START_ALLOWANCE = 60.0
 #: A reply larger than this is refused (and the child killed) instead of exhausting our memory.
 DEFAULT_MAX_REPLY = 32 * 1024 * 1024
 #: Below malloc's mmap threshold: a 1 MB read buffer cost an mmap and page faults per request.
@@ -204,7 +206,7 @@ class ProcessTarget:
         """Start the child and ask ``describe``; anything but an answer (or a plain "no such op")
         means the target cannot be driven at all (contract §9 exit 3)."""
         try:
-            reply = self.call("describe", {})
+            reply = self._result(self._exchange("describe", {}, timeout=self.start_allowance), "describe")
         except TargetFailure as exc:
             if exc.kind == "error-reply":
                 # No describe: the contract's defaults, and every op offered (contract §7).
@@ -275,6 +277,24 @@ class ProcessTarget:
             parts.append(f"stderr: {tail}")
         raise TargetFailure(kind, "; ".join(parts))
 
+    #: Whether a restarted child is asked ``describe`` before the request that needed it.
+    settles_on_restart = True
+
+    @property
+    def start_allowance(self) -> float:
+        """Seconds a child gets to start and answer its first request: more than a request's timeout,
+        since loading an agent's bundle or a library (LiteLLM: 11 s on a busy machine) is no answer
+        to any input."""
+        return max(START_ALLOWANCE, self.timeout)
+
+    def _settle(self) -> None:
+        """Let a restarted child load before the next input's deadline starts: a restart after a
+        crash or a kill must not be charged to the input that follows it (a load-dependent timeout)."""
+        try:
+            self._exchange("describe", {}, timeout=self.start_allowance)
+        except TargetFailure:
+            pass  # the request that follows meets whatever is wrong, and reports it
+
     def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         return self._result(self._exchange(op, params), op)
 
@@ -284,7 +304,11 @@ class ProcessTarget:
         if proc is None or proc.poll() is not None:
             if proc is not None:
                 self._kill()
+            restart = self._started_once
             proc = self._start()
+            if restart and self.settles_on_restart and op != "describe":
+                self._settle()
+                proc = self._proc if self._proc is not None else self._start()
         self._next_id += 1
         request_id = self._next_id
         try:

@@ -169,6 +169,9 @@ class PythonWorkerTarget(ProcessTarget):
         # The worker interrupts an op at ``timeout`` and replies; killing it is the backstop.
         self.grace = min(2.0, max(0.25, 0.2 * timeout))
 
+    #: A restarted worker is warmed in ``_start`` instead.
+    settles_on_restart = False
+
     def _start_timeout(self) -> float:
         return max(START_TIMEOUT, self.timeout)
 

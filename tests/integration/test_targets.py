@@ -153,6 +153,28 @@ def test_process_target_restarts_after_a_crash() -> None:
         assert target.restarts == 1
 
 
+def test_a_restart_is_not_charged_to_the_input_after_it(tmp_path: Path) -> None:
+    """A child that takes longer to start than a request may take (an agent bundle, LiteLLM's
+    import on a busy machine) is let start, after a crash too, before the next input's deadline."""
+    script = tmp_path / "slow_crash.py"
+    script.write_text(
+        f"import sys, time\nsys.path.insert(0, {str(FAULTY)!r})\n"
+        "time.sleep(1.0)\n"
+        "from _server import serve\n"
+        "def misbehave(request):\n"
+        "    if len(request['params'].get('messages', [])) >= 2:\n"
+        "        import os; os._exit(3)\n"
+        "    return False\n"
+        "serve(misbehave)\n"
+    )
+    with ProcessTarget(f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}", timeout=0.5) as target:
+        assert target.description.name  # the first start took longer than the timeout
+        with pytest.raises(TargetFailure) as info:
+            target.call("normalize", {"messages": PAIR})
+        assert info.value.kind == "crash"
+        assert target.call("normalize", {"messages": PAIR[:1]})["messages"] == PAIR[:1]  # not a timeout
+
+
 def test_process_target_times_out_a_hung_request_and_recovers() -> None:
     with ProcessTarget(faulty("hang.py"), timeout=0.5) as target:
         with pytest.raises(TargetFailure, match=r"no reply within 0.5 s") as info:

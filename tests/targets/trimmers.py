@@ -237,7 +237,7 @@ class CallPrunerChat(Reference):
         old = set(callers[:-1])
         pruned: set[str] = set()
         for i in old:
-            pruned |= {c.get("id") for c in messages[i]["tool_calls"] if isinstance(c, dict)}
+            pruned |= {str(c.get("id")) for c in messages[i]["tool_calls"] if isinstance(c, dict)}
         out: list[Msg] = []
         for i, message in enumerate(messages):
             if i in old:
