@@ -44,7 +44,9 @@ CONFIGURATIONS: dict[str, tuple[str, str, int, dict[str, str]]] = {
         "Runner.run's model input, the turns before the last user message in a session with SessionSettings(limit=4)",
         "runner",
         4,
-        {**POLICIES, "trimLastUser": "keep"},
+        # The run's input keeps the last user message; an assistant message whose calls' outputs the
+        # limit cut is sent less those calls (the SDK's own repair), a call with its results.
+        {**POLICIES, "trimLastUser": "keep", "trimToolCalls": "pairs"},
     ),
 }
 

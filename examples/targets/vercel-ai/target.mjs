@@ -227,7 +227,9 @@ kit.serve({
   dialect: "openai-chat",
   // It counts nothing: no budget (trimBudget=none) and no count op. The field is the handshake's.
   tokenizer: { encoding: "o200k_base", fudge: 1 },
-  policies: { trimBudget: "none", trimSystem: "keep", trimLastUser: "keep", trimPartial: "no" },
+  // Its unit is a call with its results: an assistant message less the calls pruned with their
+  // results is what it is documented to send (contract §10, trimToolCalls=pairs).
+  policies: { trimBudget: "none", trimSystem: "keep", trimLastUser: "keep", trimPartial: "no", trimToolCalls: "pairs" },
   describe: { options: JSON.stringify(options) },
   ops: {
     trim: (params) => pruneWith(options, params),

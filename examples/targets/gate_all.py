@@ -1,0 +1,121 @@
+"""Gate every installed library configuration, and say what each run found: the table of
+``docs/gating-python-libraries.md``, measured.
+
+    python examples/targets/gate_all.py [LIBRARY[:CONFIG] ...] [--rebaseline] [--seed N] [--json OUT]
+
+For each configuration of each library whose environment is installed (``install.py LIBRARY``),
+one ``ctxmodel check --profile ci --seed N`` with the library's committed baseline
+(``baseline/<config>/``): the run fails only on kinds that are new. With ``--rebaseline`` the
+baseline is made again instead: the folder is emptied and the run's shrunk fixtures are written
+into it (commit them with the library's pins when a new version is adopted). The runs go one at
+a time, each in its own example database, so that their times are each one run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def adapter(library: Path) -> list[str] | None:
+    """The adapter's command (paths relative to the repository's root), or None when not installed."""
+    if (library / "requirements.txt").exists():
+        python = library / ".venv" / "bin" / "python"
+        if not python.exists():
+            return None
+        return [str(python.relative_to(ROOT)), str((library / "target.py").relative_to(ROOT))]
+    if (library / "package-lock.json").exists() and (library / "node_modules").is_dir():
+        return ["node", str((library / "target.mjs").relative_to(ROOT))]
+    return None
+
+
+def selected(names: list[str]) -> list[tuple[str, str, list[str]]]:
+    wanted: dict[str, set[str]] = {}
+    for item in names:
+        lib, _, config = item.partition(":")
+        wanted.setdefault(lib, set()).update({config} if config else set())
+    out = []
+    for library in sorted(p for p in HERE.iterdir() if p.is_dir()):
+        if names and library.name not in wanted:
+            continue
+        argv = adapter(library)
+        if argv is None:
+            if (library / "requirements.txt").exists() or (library / "package-lock.json").exists():
+                print(f"{library.name}: not installed (python examples/targets/install.py {library.name})",
+                      file=sys.stderr)
+            continue
+        listed = subprocess.run([*argv, "--list"], cwd=ROOT, capture_output=True, text=True, check=True)
+        only = wanted.get(library.name) or None
+        out += [(library.name, c, [*argv, c]) for c in listed.stdout.split() if only is None or c in only]
+    return out
+
+
+def fixtures(folder: Path) -> list[dict[str, Any]]:
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        messages = data.get("params", {}).get("messages")
+        found.append({"kind": data.get("kind") or data.get("property"), "messages": len(messages)
+                      if isinstance(messages, list) else None, "fixture": str(path.relative_to(ROOT))})
+    return found
+
+
+def gate(library: str, config: str, argv: list[str], *, seed: int, rebaseline: bool) -> dict[str, Any]:
+    baseline = HERE / library / "baseline" / config
+    with tempfile.TemporaryDirectory() as scratch:
+        command = [sys.executable, "-m", "ctxmodel", "check", "--target", "exec:" + " ".join(argv),
+                   "--profile", "ci", "--seed", str(seed), "--timeout", "30"]
+        if rebaseline:
+            shutil.rmtree(baseline, ignore_errors=True)
+            command += ["--fixtures", str(baseline)]
+        else:
+            command += ["--fixtures", os.path.join(scratch, "fx")]
+            if baseline.is_dir():
+                command += ["--baseline", str(baseline)]
+        env = dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=os.path.join(scratch, "hypothesis"))
+        started = time.monotonic()
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        seconds = time.monotonic() - started
+        lines = done.stdout.splitlines()
+        head = lines[0] if lines else done.stderr.strip()
+        total = next((line for line in reversed(lines) if line[:1].isdigit()), done.stderr.strip()[-200:])
+        found = fixtures(baseline if rebaseline else Path(scratch) / "fx")
+    return {"library": library, "configuration": config, "target": head, "exit": done.returncode,
+            "seconds": round(seconds, 1), "summary": total, "kinds": found}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("selected", nargs="*", help="LIBRARY or LIBRARY:CONFIG (default: every installed one)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rebaseline", action="store_true", help="make each configuration's baseline again")
+    parser.add_argument("--json", help="append one JSON line per configuration to this file")
+    args = parser.parse_args()
+    runs = selected(args.selected)
+    if not runs:
+        print("no installed library configuration selected", file=sys.stderr)
+        return 2
+    for library, config, argv in runs:
+        row = gate(library, config, argv, seed=args.seed, rebaseline=args.rebaseline)
+        kinds = ", ".join(f"{k['kind']} ({k['messages']})" for k in row["kinds"]) or "none"
+        print(f"{library} {config}: exit {row['exit']} in {row['seconds']:.0f} s; {row['summary']}; kinds: {kinds}",
+              flush=True)
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as out:
+                out.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
