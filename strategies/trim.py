@@ -10,7 +10,8 @@ window that starts on a ``tool`` message, parallel results split) is a budget ba
 tokens wide, which neither the turn points nor a uniform draw reach.
 
 A point is drawn as where it lies, not as a number: ``"_budget": {"at": "newest", "k": 2, "delta":
--1}`` reads "one token less than the newest two messages (with the floor) count". The probe turns it
+-1}`` reads "one token less than the newest two messages (with the floor) count", ``{"at": "tokens",
+"tokens": 40}`` is 40 tokens. The probe turns it
 into ``maxTokens`` just before the call, with the target's own ``count`` (``budget_of``), so that a
 target counting far less or far more than the reference (a characters-over-four estimate, a counter
 that skips tool calls) still meets each of its own points, not a budget every history fits. A
@@ -101,7 +102,7 @@ def _subset(messages: Sequence[Msg], spec: Mapping[str, Any], dialect: str, poli
     floor = set(_floor(messages, dialect, policies))
     starts = [i for i, m in enumerate(messages) if _is_prompt(m, dialect)]
     n = len(messages)
-    if at == "all" or at == "share":
+    if at == "all":
         kept: set[int] = set(range(n))
     elif at == "drop-first-turn":
         first_end = starts[1] if len(starts) > 1 else n
@@ -128,10 +129,10 @@ def budget_of(
     messages = params["messages"]
     if count is None:
         count = _estimate(dialect, str(params.get("systemPrompt", "")))
+    if spec.get("at") == "tokens":
+        return max(0, int(spec.get("tokens", 0)))
     subset = _subset(messages, spec, dialect, policies)
     tokens = count(subset) if subset or dialect != "openai-chat" else 0
-    if spec.get("at") == "share":
-        return max(0, tokens * int(spec.get("share", 0)) // 1000)
     return max(0, tokens + int(spec.get("delta", 0)))
 
 
@@ -151,7 +152,10 @@ def _request(draw: st.DrawFn, dialect: str, policies: Mapping[str, str]) -> dict
         k = draw(st.integers(1, len(messages) - 1))
         spec = {"at": "newest" if point == "suffix-cut" else "oldest", "k": k, "delta": near}
     elif point in ("suffix-cut", "prefix-cut", "anywhere"):
-        spec = {"at": "share", "share": draw(st.integers(0, 1000))}
+        # A number of tokens, drawn below the whole's estimate: a fixture trimmed of a message keeps
+        # it (a share of the whole would move with every drop, and no smaller case would fail).
+        whole = _estimate(dialect, str(params.get("systemPrompt", "")))(messages)
+        spec = {"at": "tokens", "tokens": draw(st.integers(0, max(0, whole)))}
     elif point == "impossible":
         spec = {"at": "floor", "delta": -1 - draw(st.integers(0, 50))}
     elif point == "fits":
