@@ -108,7 +108,8 @@ class Converted:
                 out["tool_calls"] = calls
             else:
                 del out["tool_calls"]
-        if not any(it.get("type") == "message" for it in items):
+        had_text = original.get("content") not in (None, "")  # an empty text makes no message item
+        if had_text and not any(it.get("type") == "message" for it in items):
             out["content"] = None
         return out
 
