@@ -26,6 +26,8 @@ def test_an_interrupt_still_prints_the_summary_and_seed_and_writes_junit(tmp_pat
          "--fixtures", str(tmp_path / "fx"), "--junit", str(junit), "--jobs", jobs],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).parents[2],
         start_new_session=True,
+        # Interruptible whatever this process inherited (a job started with `&` ignores SIGINT).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None
     # Wait until the run has started judging (its first per-property line), then press Ctrl-C.

@@ -33,7 +33,14 @@ def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
          str(tmp_path / "none"), "--junit", str(tmp_path / "junit.xml"), *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(tmp_path / "hyp")},
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    """A child that can be interrupted, whatever this process inherited (a job started with ``&``
+    in a script ignores SIGINT, and so would every process it starts)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _storage(tmp_path: Path, warm: Path) -> None:
@@ -178,6 +185,7 @@ def _start_jobs(tmp_path: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(tmp_path / "hyp"),
              "TMPDIR": str(tmp_path / "tmp")},
+        preexec_fn=_default_sigint,
     )
 
 
