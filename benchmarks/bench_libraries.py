@@ -29,44 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ROOT / "examples" / "targets"
+sys.path.insert(0, str(TARGETS))
 
-
-def adapter_command(library: Path) -> list[str] | None:
-    if (library / "requirements.txt").exists():
-        python = library / ".venv" / "bin" / "python"
-        if not python.exists():
-            return None
-        return [str(python.relative_to(ROOT)), str((library / "target.py").relative_to(ROOT))]
-    if (library / "node_modules").is_dir():
-        return ["node", str((library / "target.mjs").relative_to(ROOT))]
-    return None
-
-
-def configurations(selected: list[str]) -> list[tuple[str, str, list[str]]]:
-    """(library, config, adapter argv) for each selected configuration of an installed library."""
-    wanted: dict[str, set[str] | None] = {}
-    for item in selected:
-        name, _, config = item.partition(":")
-        if config:
-            current = wanted.get(name, set())
-            wanted[name] = None if current is None else current | {config}
-        else:
-            wanted[name] = None
-    out = []
-    for library in sorted(p for p in TARGETS.iterdir() if p.is_dir()):
-        if selected and library.name not in wanted:
-            continue
-        argv = adapter_command(library)
-        if argv is None:
-            if selected:
-                print(f"{library.name}: not installed (python examples/targets/install.py {library.name})")
-            continue
-        listed = subprocess.run([*argv, "--list"], cwd=ROOT, capture_output=True, text=True, check=True)
-        only = wanted.get(library.name)
-        for config in listed.stdout.split():
-            if only is None or config in only:
-                out.append((library.name, config, [*argv, config]))
-    return out
+from libraries import selected  # noqa: E402  (examples/targets is no package)
 
 
 def declared(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -103,7 +68,10 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="the first run's cost: no baseline")
     args = parser.parse_args()
     rows = []
-    for library, config, argv in configurations(args.selected):
+    runs, missing = selected(args.selected)
+    for name in missing if args.selected else ():
+        print(f"{name}: not installed (python examples/targets/install.py {name})")
+    for library, config, argv in runs:
         ops, policies = declared(argv)
         common = ["--seed", str(args.seed), "--ops", ",".join(ops)]
         reference = check_seconds("reference:openai-chat", [*common, *(f"--policy={p}" for p in policies)])

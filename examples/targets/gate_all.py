@@ -24,41 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-
-
-def adapter(library: Path) -> list[str] | None:
-    """The adapter's command (paths relative to the repository's root), or None when not installed."""
-    if (library / "requirements.txt").exists():
-        python = library / ".venv" / "bin" / "python"
-        if not python.exists():
-            return None
-        return [str(python.relative_to(ROOT)), str((library / "target.py").relative_to(ROOT))]
-    if (library / "package-lock.json").exists() and (library / "node_modules").is_dir():
-        return ["node", str((library / "target.mjs").relative_to(ROOT))]
-    return None
-
-
-def selected(names: list[str]) -> list[tuple[str, str, list[str]]]:
-    wanted: dict[str, set[str]] = {}
-    for item in names:
-        lib, _, config = item.partition(":")
-        wanted.setdefault(lib, set()).update({config} if config else set())
-    out = []
-    for library in sorted(p for p in HERE.iterdir() if p.is_dir()):
-        if names and library.name not in wanted:
-            continue
-        argv = adapter(library)
-        if argv is None:
-            if (library / "requirements.txt").exists() or (library / "package-lock.json").exists():
-                print(f"{library.name}: not installed (python examples/targets/install.py {library.name})",
-                      file=sys.stderr)
-            continue
-        listed = subprocess.run([*argv, "--list"], cwd=ROOT, capture_output=True, text=True, check=True)
-        only = wanted.get(library.name) or None
-        out += [(library.name, c, [*argv, c]) for c in listed.stdout.split() if only is None or c in only]
-    return out
+from libraries import HERE, ROOT, selected
 
 
 def fixtures(folder: Path) -> list[dict[str, Any]]:
@@ -102,7 +68,9 @@ def main() -> int:
     parser.add_argument("--rebaseline", action="store_true", help="make each configuration's baseline again")
     parser.add_argument("--json", help="append one JSON line per configuration to this file")
     args = parser.parse_args()
-    runs = selected(args.selected)
+    runs, missing = selected(args.selected)
+    for name in missing:
+        print(f"{name}: not installed (python examples/targets/install.py {name})", file=sys.stderr)
     if not runs:
         print("no installed library configuration selected", file=sys.stderr)
         return 2

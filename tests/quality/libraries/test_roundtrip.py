@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,22 +29,9 @@ from ctxmodel.strategies.openai_chat import chat_histories
 
 REPO = Path(__file__).resolve().parents[3]
 TARGETS = REPO / "examples" / "targets"
+sys.path.insert(0, str(TARGETS))
 
-
-def _libraries() -> list[Path]:
-    return sorted(
-        p for p in TARGETS.iterdir() if (p / "requirements.txt").exists() or (p / "package-lock.json").exists()
-    )
-
-
-def _command(library: Path) -> list[str] | None:
-    """The adapter's command, or None when its environment is not installed."""
-    if (library / "requirements.txt").exists():
-        python = library / ".venv" / "bin" / "python"
-        return [str(python), str(library / "target.py")] if python.exists() else None
-    if (library / "node_modules").is_dir():
-        return ["node", str(library / "target.mjs")]
-    return None
+from libraries import adapter_command, configurations, library_dirs  # noqa: E402  (examples/targets is no package)
 
 
 class Adapter:
@@ -76,14 +64,13 @@ class Adapter:
             self.proc.kill()
 
 
-@pytest.fixture(scope="module", params=[p.name for p in _libraries()])
+@pytest.fixture(scope="module", params=[p.name for p in library_dirs()])
 def adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
     library = TARGETS / request.param
-    argv = _command(library)
+    argv = adapter_command(library)
     if argv is None:
         pytest.skip(f"{request.param} is not installed: python examples/targets/install.py {request.param}")
-    listed = subprocess.run([*argv, "--list"], capture_output=True, text=True, timeout=120, cwd=REPO, check=True)
-    configs = listed.stdout.split()
+    configs = configurations(argv)
     assert configs, f"{request.param}: --list printed no configuration"
     process = Adapter([*argv, configs[0]])
     process.dialect = process.call("describe", {})["result"].get("dialect", "anthropic")
