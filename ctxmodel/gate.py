@@ -455,10 +455,8 @@ def run_property(
             for params in regressions:
                 try:
                     body(params)
-                except UnsatisfiedAssumption:
-                    continue
-                except PropertyFailed:
-                    continue
+                except (UnsatisfiedAssumption, PropertyFailed):
+                    continue  # rejected, or one kind met (kept in state): the next fixture
             state.explicit = False
             if set(profile.phases) - {Phase.explicit}:  # the replay profile judges the fixtures alone
                 test()
