@@ -1,0 +1,41 @@
+"""``is_pruned_of`` (contract §10, ``trimToolCalls=pairs``): an assistant message less some of its tool
+calls, in both dialects, and nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxmodel.properties.chat_yardsticks import is_pruned_of, match_in_order
+
+
+def _call(i: str) -> dict[str, Any]:
+    return {"id": i, "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+
+
+CHAT = {"role": "assistant", "content": "Let me look.", "tool_calls": [_call("a"), _call("b")]}
+ANTHROPIC = {"role": "assistant", "content": [
+    {"type": "text", "text": "Let me look."},
+    {"type": "tool_use", "id": "a", "name": "read_file", "input": {}},
+    {"type": "tool_use", "id": "b", "name": "read_file", "input": {}},
+]}
+
+
+def test_a_chat_message_less_some_calls_is_pruned() -> None:
+    assert is_pruned_of({**CHAT, "tool_calls": [_call("b")]}, CHAT)
+    assert is_pruned_of({"role": "assistant", "content": "Let me look."}, CHAT)  # none left: the key goes
+    assert not is_pruned_of(CHAT, CHAT)  # nothing dropped: equal, not pruned
+    assert not is_pruned_of({**CHAT, "tool_calls": [_call("b"), _call("a")]}, CHAT)  # reordered
+    assert not is_pruned_of({**CHAT, "content": "Done.", "tool_calls": [_call("a")]}, CHAT)  # text changed
+
+
+def test_an_anthropic_message_less_some_tool_use_blocks_is_pruned() -> None:
+    content = ANTHROPIC["content"]
+    assert is_pruned_of({**ANTHROPIC, "content": [content[0], content[2]]}, ANTHROPIC)
+    assert not is_pruned_of({**ANTHROPIC, "content": [content[1], content[2]]}, ANTHROPIC)  # text dropped
+    assert not is_pruned_of({"role": "user", "content": [content[0]]}, ANTHROPIC)
+
+
+def test_match_in_order_names_an_undeclared_pruning() -> None:
+    pruned = [{**CHAT, "tool_calls": [_call("a")]}]
+    assert match_in_order(pruned, [CHAT], partial=False)[2] == "calls-dropped-undeclared"
+    assert match_in_order(pruned, [CHAT], partial=False, pruned=True) == ([0], -1, "")
