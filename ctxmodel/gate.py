@@ -580,7 +580,7 @@ def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, 
             last = same[0], verdict
         return bool(same)
 
-    trimmed = trim_request(kind.params, fails)
+    trimmed = trim_request(kind.params, fails, rebudget=_recover_rebudget(tokenizer) if prop.op == "recover" else None)
     if last is None or trimmed == kind.params:
         return kind
     finding, verdict = last
@@ -588,6 +588,36 @@ def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, 
     if kind.fixture is not None and smaller.fixture != kind.fixture:
         kind.fixture.unlink(missing_ok=True)
     return smaller
+
+
+def _recover_rebudget(tokenizer: str) -> Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None]:
+    """A ``recover`` request's ``contextWindow`` lowered by what a trim dropped (its messages' and
+    system prompt's count), so that the smaller history is as far over its budget as the larger was."""
+    from ctxmodel import codec
+    from ctxmodel.contract_data import allowed_tokens, reserve_for, window_for
+    from ctxmodel.tokens import get_counter
+
+    counter = get_counter(tokenizer)
+
+    def count(params: dict[str, Any]) -> int:
+        system = params.get("systemPrompt")
+        return int(counter.count_messages(codec.load(params["messages"]))) + (
+            int(counter.count_text(system)) if isinstance(system, str) else 0)
+
+    def rebudget(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
+        window, max_tokens = before.get("contextWindow"), before.get("maxTokens")
+        if not isinstance(window, int) or not isinstance(max_tokens, int) or isinstance(window, bool):
+            return None
+        try:
+            dropped = count(before) - count(after)
+        except CtxmodelError:
+            return None
+        allowed = allowed_tokens(window, max_tokens) - dropped
+        if dropped <= 0 or allowed < 1:
+            return None
+        return {**after, "contextWindow": window_for(allowed, reserve_for(max_tokens))}
+
+    return rebudget
 
 
 def _only_rejections(error: BaseException) -> bool:

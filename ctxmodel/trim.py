@@ -9,8 +9,11 @@ the gate drops messages one or two at a time (a tool turn is two) and the system
 drop only when the same kind still fails, the way a delta debugger does; a drop that passes, or
 fails with another kind, is undone.
 
-The budget fields are left alone: they are what the failing call was asked, and a drop that moves
-the request into another regime simply does not fail the same way.
+The budget fields stay what the failing call was asked, with one exception the caller may offer
+(``rebudget``): a drop that no longer fails as it stands is tried once more with the budget lowered
+by what the dropped messages counted, so that the rest stays as far over budget as before. Without
+it a recovery that needs a cut (a degradation, say) could not lose a message the cut did not need:
+the smaller history would fit the old budget and be left alone.
 """
 
 from __future__ import annotations
@@ -31,12 +34,16 @@ class StopTrim(Exception):
 
 
 def trim_request(
-    params: dict[str, Any], fails: Callable[[dict[str, Any]], bool], max_trials: int = MAX_TRIALS
+    params: dict[str, Any],
+    fails: Callable[[dict[str, Any]], bool],
+    max_trials: int = MAX_TRIALS,
+    rebudget: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """``params`` with every message (and the system prompt) that ``fails`` does not need dropped.
 
-    ``fails`` is asked about fresh copies only; it may raise ``StopTrim``. Requests without a
-    message list come back as they are.
+    ``fails`` is asked about fresh copies only; it may raise ``StopTrim``. ``rebudget(before,
+    after)`` returns ``after`` with its budget moved by what the drop took away, or ``None`` when
+    it has none to offer. Requests without a message list come back as they are.
     """
     messages = params.get("messages")
     if not isinstance(messages, list) or not messages:
@@ -49,6 +56,13 @@ def trim_request(
         trials += 1
         if fails(copy_json(candidate)):
             best = candidate
+            return True
+        moved = rebudget(best, candidate) if rebudget is not None else None
+        if moved is None or moved == candidate or trials >= max_trials:
+            return False
+        trials += 1
+        if fails(copy_json(moved)):
+            best = moved
             return True
         return False
 

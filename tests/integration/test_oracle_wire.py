@@ -10,6 +10,7 @@ a target introduced.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -217,6 +218,37 @@ def test_a_process_target_sends_and_receives_a_lone_surrogate() -> None:
         assert target.call("effective", {"messages": messages})["messages"] == messages
     finally:
         target.close()
+
+
+# ---- a JavaScript degradation that cuts by UTF-16 units --------------------------------------------
+
+
+def _degrade_check(mode: str, seed: int, cwd: Path) -> tuple[subprocess.CompletedProcess[str], list[Path]]:
+    target = f"exec:node {ROOT / 'tests' / 'targets' / 'node_degrade_cut.js'} {mode}"
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxmodel", "check", "--target", target, "--profile", "ci", "--seed", str(seed),
+         "--property", "recover.degrade-only-text", "--fixtures", str(cwd / "fx")],
+        capture_output=True, text=True, cwd=cwd, timeout=300,  # a fresh cwd: no example database
+        env={**os.environ, "CTXMODEL_PYTHON": sys.executable})
+    return done, sorted((cwd / "fx").glob("*.json"))
+
+
+@needs_node
+@pytest.mark.parametrize("seed", range(5))
+def test_a_js_cut_by_utf16_units_is_caught_in_every_ci_run_and_shrunk_to_one_message(seed: int,
+                                                                                   tmp_path: Path) -> None:
+    done, fixtures = _degrade_check("units", seed, tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED recover.degrade-only-text/lone-surrogate" in done.stdout
+    (fixture,) = fixtures
+    assert len(json.loads(fixture.read_text(encoding="utf-8"))["params"]["messages"]) == 1
+
+
+@needs_node
+def test_a_js_cut_by_code_points_passes(tmp_path: Path) -> None:
+    done, fixtures = _degrade_check("points", 0, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert fixtures == []
 
 
 # ---- the properties' yardstick -------------------------------------------------------------------------

@@ -54,6 +54,22 @@ def test_trials_are_bounded_and_inputs_without_messages_are_left_alone() -> None
     assert trim_request({"text": "abc"}, never) == {"text": "abc"}
 
 
+def test_a_drop_that_fits_the_old_budget_is_tried_again_with_the_budget_lowered_by_it() -> None:
+    # A failure that needs the history over its budget: the plain drop of m0 fits and passes, the drop
+    # with the window lowered by m0's share fails as before and is kept.
+    def over(params: dict[str, Any]) -> bool:
+        return bool(len(params["messages"]) * 10 > params["contextWindow"])
+
+    def lowered(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+        dropped = len(before["messages"]) - len(after["messages"])
+        return {**after, "contextWindow": before["contextWindow"] - 10 * dropped}
+
+    params: dict[str, Any] = {"messages": _history(3), "contextWindow": 25, "maxTokens": 1}
+    assert trim_request(params, over) == params
+    trimmed = trim_request(params, over, rebudget=lowered)
+    assert len(trimmed["messages"]) == 1 and trimmed["contextWindow"] == 5
+
+
 def _run(tmp_path: Path, params: dict[str, Any], trim: bool) -> Any:
     target = open_target("python:tests.targets.broken_normalize:StripsMetadata")
     try:
