@@ -33,6 +33,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "trimPartial": ("no", "yes"),
     "trimBudget": ("tokens", "none"),
     "trimToolCalls": ("keep", "pairs"),
+    "trimPlaceholder": ("none", "one"),
 }
 
 DEFAULTS: dict[str, str] = {key: values[0] for key, values in CHOICES.items()}

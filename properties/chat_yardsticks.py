@@ -21,8 +21,10 @@ __all__ = [
     "chat_pairing_violations",
     "floor",
     "is_partial_of",
+    "is_placeholder",
     "is_system",
     "last_user_index",
+    "masked_placeholders",
     "match_in_order",
     "violations",
 ]
@@ -183,14 +185,38 @@ def is_pruned_of(message: Msg, original: Msg) -> bool:
     return _subsequence(content, full) and _subsequence(others, content)
 
 
+def is_placeholder(message: Msg) -> bool:
+    """The shape of a message a trimmer may put where it dropped some (contract §10,
+    ``trimPlaceholder=one``): a ``user`` or ``assistant`` message of text alone (a non-empty string,
+    or text parts or blocks), no calls, no results, no other keys but ``name``."""
+    if message.get("role") not in ("user", "assistant") or set(message) - {"role", "content", "name"}:
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return bool(content)
+    return (isinstance(content, list) and bool(content)
+            and all(isinstance(b, Mapping) and b.get("type") == "text" and set(b) <= {"type", "text"}
+                    for b in content))
+
+
+def masked_placeholders(output: Sequence[Msg], history: Sequence[Msg]) -> list[Any]:
+    """``output`` with every placeholder-shaped message that is not a message of ``history`` put as
+    its role alone: what §10.6 compares under ``trimPlaceholder=one`` (its text may count what the
+    trim dropped, which a second trim counts again)."""
+    held = {canon(m) for m in history}
+    return [{"placeholder": m.get("role")} if is_placeholder(m) and canon(m) not in held else m for m in output]
+
+
 def match_in_order(
-    output: Sequence[Msg], history: Sequence[Msg], partial: bool, pruned: bool = False
+    output: Sequence[Msg], history: Sequence[Msg], partial: bool, pruned: bool = False, placeholder: bool = False
 ) -> tuple[list[int] | None, int, str]:
     """Each output message matched to a later input message than the one before (equal, a partial
     of it when ``partial``, or it less some tool calls when ``pruned``), the earliest first (which
     finds a match whenever one exists): ``(input indices, -1, "")``, else ``(None, first output index
     not matched, why)``, ``why`` one of ``invented``, ``cut-undeclared``, ``calls-dropped-undeclared``,
-    ``duplicated``, ``moved`` (contract §10.2)."""
+    ``duplicated``, ``moved`` (contract §10.2). With ``placeholder``, one output message of the
+    placeholder's shape that matches no input message may stand where at least one input message
+    was dropped (§10 ``trimPlaceholder=one``); it has no input index in the answer."""
     keys = [canon(m) for m in history]
 
     def relation(m: Msg, i: int) -> bool:
@@ -199,6 +225,7 @@ def match_in_order(
 
     out: list[int] = []
     at = 0
+    stood: tuple[int, int] | None = None  # the placeholder's output index, the input index it skipped
     for j, message in enumerate(output):
         i = at
         while i < len(history) and not relation(message, i):
@@ -208,6 +235,14 @@ def match_in_order(
             at = i + 1
             continue
         anywhere = [i for i in range(len(history)) if relation(message, i)]
+        if not anywhere and placeholder and stood is None and is_placeholder(message):
+            stood = (j, at)
+            at += 1  # it stands for at least one input message, so the next match comes after that one
+            if at > len(history):
+                return None, j, "invented"  # after the input's last message: nothing was dropped there
+            continue
+        if stood is not None and stood[1] < len(history) and relation(message, stood[1]) and stood[1] not in out:
+            return None, stood[0], "invented"  # the message it stood for is here: nothing was dropped
         if not anywhere:
             cut = not partial and any(is_partial_of(message, m) for m in history)
             dropped = not pruned and any(is_pruned_of(message, m) for m in history)

@@ -22,6 +22,7 @@ from ctxmodel.properties.chat_yardsticks import (
     is_partial_of,
     is_system,
     last_user_index,
+    masked_placeholders,
     match_in_order,
     violations,
 )
@@ -106,14 +107,15 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "trim.keeps-order",
     "contract §10.2",
     "Every returned message is a message of the input, or a declared partial of one, in the input's order; "
-    "nothing is invented, duplicated or moved.",
-    policies=("trimPartial", "trimToolCalls"),
+    "nothing is invented, duplicated or moved; a declared placeholder stands only where messages were dropped.",
+    policies=("trimPartial", "trimToolCalls", "trimPlaceholder"),
     witnesses=(
         Witness(f"{_B}:HoistsSystemMessages", "moved"),
         Witness(f"{_B}:InventsANotice", "invented"),
         Witness(f"{_B}:CutsWithoutDeclaring", "cut-undeclared"),
         Witness(f"{_B}:PrunesCallsWithoutDeclaring", "calls-dropped-undeclared"),
         Witness(f"{_B}:RepeatsTheLastUser", "duplicated"),
+        Witness(f"{_B}:PlaceholderWhereNothingWasDropped", "invented"),
     ),
 )
 def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -122,11 +124,13 @@ def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         return
     partial = probe.policies.get("trimPartial", "no") == "yes"
     pruned = probe.policies.get("trimToolCalls", "keep") == "pairs"
-    matched, j, why = match_in_order(out, ex.params["messages"], partial, pruned)
+    placeholder = probe.policies.get("trimPlaceholder", "none") == "one"
+    matched, j, why = match_in_order(out, ex.params["messages"], partial, pruned, placeholder)
     if matched is not None:
         return
     said = {
-        "invented": "is not a message of the input" + ("" if not partial else " nor a partial of one"),
+        "invented": "is not a message of the input" + ("" if not partial else " nor a partial of one") + (
+            "" if not placeholder else ", and not the one placeholder where messages were dropped"),
         "cut-undeclared": "is a cut of an input message, and the target does not declare trimPartial=yes",
         "calls-dropped-undeclared": "is an input message less some of its tool calls, and the target does not "
                                     "declare trimToolCalls=pairs",
@@ -262,8 +266,10 @@ def last_user_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
 @_prop(
     "trim.idempotent",
     "contract §10.6",
-    "Trimming the answer again with the same params returns it unchanged.",
-    witnesses=(Witness(f"{_B}:DropsOneMoreEachTime", "not-idempotent"),),
+    "Trimming the answer again with the same params returns it unchanged (a declared placeholder's text aside).",
+    policies=("trimPlaceholder",),
+    witnesses=(Witness(f"{_B}:DropsOneMoreEachTime", "not-idempotent"),
+               Witness(f"{_B}:PlaceholderDropsOneMoreEachTime", "not-idempotent")),
 )
 def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     out = _returned(ex)
@@ -272,6 +278,10 @@ def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     again = probe.call("trim", {**ex.params, "messages": out})
     second, error, _ = answer(again)
     if second is not None and canon(second) == canon(out):
+        return
+    history = ex.params["messages"]
+    if second is not None and probe.policies.get("trimPlaceholder", "none") == "one" and canon(
+            masked_placeholders(second, history)) == canon(masked_placeholders(out, history)):
         return
     said = f"an error ({short(error)})" if error is not None else (
         f"{short(again)}" if second is None else f"{len(second)} messages instead of the {len(out)} given")

@@ -11,7 +11,7 @@ import json
 from typing import Any, ClassVar
 
 from ctxmodel.targets import reference as ref
-from tests.targets.trimmers import CallPrunerChat, Msg, Params, Reference
+from tests.targets.trimmers import CallPrunerChat, Msg, Params, PlaceholderChat, Reference
 
 CHAT = "openai-chat"
 
@@ -208,6 +208,36 @@ class DropsOneMoreEachTime(_Broken):
         if len(starts) > 1:
             messages = [m for m in messages[: starts[1]] if self.is_system(m)] + messages[starts[1]:]
         return super().trim({**params, "messages": messages})
+
+
+class PlaceholderWhereNothingWasDropped(PlaceholderChat):
+    """Puts its placeholder after the system messages even when it drops nothing."""
+
+    name = "broken-placeholder-where-nothing-was-dropped"
+
+    def trim(self, params: Params) -> Params:
+        out: list[Msg] = super().trim(params)["messages"]
+        if len(out) == len(params["messages"]):
+            head = self.leading_systems(out)
+            out = [*out[:head], {"role": "user", "content": "Skipped 0 messages."}, *out[head:]]
+        return {"messages": out}
+
+
+class PlaceholderDropsOneMoreEachTime(PlaceholderChat):
+    """Drops the oldest turn behind its placeholder, and skips its own placeholder when it looks for
+    turns: each trim of its answer drops one more (the placeholder's text set aside, the answers differ)."""
+
+    name = "broken-placeholder-drops-one-more-each-time"
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        head = self.leading_systems(messages)
+        starts = [i for i in range(head, len(messages)) if self.starts_turn(messages[i])
+                  and not str(messages[i].get("content", "")).startswith("Skipped ")]
+        if len(starts) < 2:
+            return {"messages": list(messages)}
+        skipped = {"role": "user", "content": f"Skipped {starts[1] - head} messages."}
+        return {"messages": [*messages[:head], skipped, *messages[starts[1]:]]}
 
 
 class MutatesInput(_Broken):

@@ -11,6 +11,9 @@ than the reference and declare them, and every ``trim`` property must pass on th
   not even the last turn fits, and declares that it may.
 - ``Pruner``: no budget; the calls of all but the last two assistant messages with calls removed,
   each with its answers.
+- ``CallPrunerChat``: no budget; old calls removed with their answers, the assistant's text kept.
+- ``PlaceholderChat``: no budget; the leading system messages and the last turn, a placeholder
+  message saying how many were skipped between them.
 
 They read messages with their own helpers, not ``ctxmodel.trimming``, and count with the
 reference's count of their dialect, which their ``count`` op answers with.
@@ -251,8 +254,29 @@ class CallPrunerChat(Reference):
         return {"messages": out}
 
 
+class PlaceholderChat(Reference):
+    """No budget: the leading system messages and the last turn, with one user message saying how
+    many it skipped in between (as AutoGen's ``HeadAndTailChatCompletionContext``, whose unit is a
+    turn here so that no call loses its answers). Declares ``trimPlaceholder=one``."""
+
+    name = "trimmer-placeholder-chat"
+    dialect = "openai-chat"
+    policies: ClassVar[dict[str, str]] = {**ref.REFERENCE_TRIM_POLICIES, "trimBudget": "none",
+                                          "trimSystem": "first", "trimPlaceholder": "one"}
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        head = self.leading_systems(messages)
+        starts = [i for i in range(head, len(messages)) if self.starts_turn(messages[i])]
+        tail = starts[-1] if starts else head
+        if tail <= head:
+            return {"messages": list(messages)}
+        skipped = {"role": "user", "content": f"Skipped {tail - head} messages."}
+        return {"messages": [*messages[:head], skipped, *messages[tail:]]}
+
+
 #: Every legitimate trimmer, by the class name its spec names.
 LEGITIMATE: tuple[str, ...] = (
     "Reference", "ReferenceChat", "SuffixCut", "SuffixCutChat", "HeadAndTail", "HeadAndTailChat",
-    "DropOldestTurn", "DropOldestTurnChat", "Pruner", "PrunerChat", "CallPrunerChat",
+    "DropOldestTurn", "DropOldestTurnChat", "Pruner", "PrunerChat", "CallPrunerChat", "PlaceholderChat",
 )

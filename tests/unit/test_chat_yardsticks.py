@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxmodel.properties.chat_yardsticks import is_pruned_of, match_in_order
+from ctxmodel.properties.chat_yardsticks import is_placeholder, is_pruned_of, masked_placeholders, match_in_order
 
 
 def _call(i: str) -> dict[str, Any]:
@@ -39,3 +39,25 @@ def test_match_in_order_names_an_undeclared_pruning() -> None:
     pruned = [{**CHAT, "tool_calls": [_call("a")]}]
     assert match_in_order(pruned, [CHAT], partial=False)[2] == "calls-dropped-undeclared"
     assert match_in_order(pruned, [CHAT], partial=False, pruned=True) == ([0], -1, "")
+
+
+def test_one_declared_placeholder_stands_only_where_messages_were_dropped() -> None:
+    a, b, c = ({"role": "user", "content": t} for t in "abc")
+    skipped = {"role": "user", "content": "Skipped 1 messages."}
+    assert match_in_order([a, skipped, c], [a, b, c], partial=False, placeholder=True) == ([0, 2], -1, "")
+    assert match_in_order([skipped, c], [a, c], partial=False, placeholder=True) == ([1], -1, "")
+    assert match_in_order([a, skipped, c], [a, b, c], partial=False)[2] == "invented"  # not declared
+    assert match_in_order([a, skipped, b, c], [a, b, c], partial=False, placeholder=True)[1:] == (1, "invented")
+    assert match_in_order([a, b, c, skipped], [a, b, c], partial=False, placeholder=True)[1:] == (3, "invented")
+    assert match_in_order([skipped, a, skipped, c], [a, b, c], partial=False, placeholder=True)[2] == "invented"
+    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "x", "type": "function",
+                                                                  "function": {"name": "f", "arguments": "{}"}}]}
+    assert not is_placeholder(call) and not is_placeholder({"role": "system", "content": "s"})
+    assert is_placeholder({"role": "assistant", "content": [{"type": "text", "text": "…"}]})
+
+
+def test_a_placeholder_is_compared_by_its_role_alone() -> None:
+    a = {"role": "user", "content": "a"}
+    one, two = ({"role": "user", "content": f"Skipped {n} messages."} for n in (1, 2))
+    assert masked_placeholders([one, a], [a]) == masked_placeholders([two, a], [a]) != masked_placeholders([a], [a])
+    assert masked_placeholders([a], [a]) == [a]  # an input message is never masked

@@ -59,6 +59,7 @@ const POLICY_CHOICES = {
   trimPartial: ["no", "yes"],
   trimBudget: ["tokens", "none"],
   trimToolCalls: ["keep", "pairs"],
+  trimPlaceholder: ["none", "one"],
 };
 const STACK_LINES = 4;
 

@@ -235,7 +235,8 @@ def _token_limited(params: dict[str, Any]) -> ChatCompletionContext:
 CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("buffered-6", {"trimBudget": "none", "trimSystem": "any", "trimLastUser": "any"},
            lambda params: BufferedChatCompletionContext(buffer_size=6)),
-    Config("head-and-tail-2-4", {"trimBudget": "none", "trimSystem": "first", "trimLastUser": "any"},
+    Config("head-and-tail-2-4", {"trimBudget": "none", "trimSystem": "first", "trimLastUser": "any",
+                                 "trimPlaceholder": "one"},
            lambda params: HeadAndTailChatCompletionContext(head_size=2, tail_size=4)),
     Config(f"token-limited-{MODEL}", {"trimSystem": "any", "trimLastUser": "any"}, _token_limited, counts=True),
 )}
