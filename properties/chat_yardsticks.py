@@ -133,11 +133,15 @@ def _cut(part: Any, original: Any) -> bool:
 
 def is_partial_of(message: Msg, original: Msg) -> bool:
     """A partial of ``original`` (contract §10 terms): every key but ``content`` unchanged, the
-    content a cut of the original's (a substring of a string; a subsequence of parts, text parts cut)."""
+    content a cut of the original's (a substring of a string; a subsequence of parts, text parts
+    cut), or, for an assistant message with calls, its text gone whole (``null``, absent or ``""``)."""
     if canon({k: v for k, v in message.items() if k != "content"}) != canon(
             {k: v for k, v in original.items() if k != "content"}):
         return False
     content, whole = message.get("content"), original.get("content")
+    if content in (None, "") and whole not in (None, "") and original.get("role") == "assistant" and \
+            isinstance(original.get("tool_calls"), list) and original["tool_calls"]:
+        return True
     if isinstance(content, str) and isinstance(whole, str):
         return bool(content) and content in whole
     if not (isinstance(content, list) and isinstance(whole, list)) or not content:

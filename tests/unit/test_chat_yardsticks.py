@@ -61,3 +61,13 @@ def test_a_placeholder_is_compared_by_its_role_alone() -> None:
     one, two = ({"role": "user", "content": f"Skipped {n} messages."} for n in (1, 2))
     assert masked_placeholders([one, a], [a]) == masked_placeholders([two, a], [a]) != masked_placeholders([a], [a])
     assert masked_placeholders([a], [a]) == [a]  # an input message is never masked
+
+
+def test_an_assistant_message_may_keep_its_calls_and_lose_its_text_as_a_partial() -> None:
+    call = [{"id": "x", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    said = {"role": "assistant", "content": "Let me look.", "tool_calls": call}
+    calls_alone = {"role": "assistant", "content": None, "tool_calls": call}
+    assert match_in_order([calls_alone], [said], partial=True) == ([0], -1, "")
+    assert match_in_order([calls_alone], [said], partial=False)[2] == "cut-undeclared"
+    assert match_in_order([{"role": "assistant", "content": None}], [{"role": "assistant", "content": "h"}],
+                          partial=True)[2] == "invented"  # no calls: an emptied message is not a partial

@@ -20,7 +20,9 @@ an output whose call the limit cut away, then removes repeated call ids. Two con
 The limit counts items, not tokens, and an item is not a message (an assistant message with three
 calls is four items), so ``maxTokens`` cannot be it: the adapter declares ``trimBudget=none`` and
 fixes the limit. The SDK makes no promise about system messages (``trimSystem=any``) or, in a
-session's items, the last user message (``trimLastUser=any``), and cuts no item (``trimPartial=no``).
+session's items, the last user message (``trimLastUser=any``). It cuts no item, but a limit on
+items can keep an assistant message's calls without the text item before them: a partial of the
+message as contract §10 words it, so it declares ``trimPartial=yes``.
 
 The conversion, both ways lossless: each Chat Completions message becomes the Responses items an
 agent's session holds for it (a ``message`` item; an assistant's ``function_call`` per tool call,
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import sys
 
-POLICIES = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no", "trimBudget": "none"}
+POLICIES = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "yes", "trimBudget": "none"}
 
 #: name -> (what it is, which call, the item limit, the policies).
 CONFIGURATIONS: dict[str, tuple[str, str, int, dict[str, str]]] = {
