@@ -580,7 +580,8 @@ def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, 
             last = same[0], verdict
         return bool(same)
 
-    trimmed = trim_request(kind.params, fails, rebudget=_recover_rebudget(tokenizer) if prop.op == "recover" else None)
+    rebudget = {"recover": lambda: _recover_rebudget(tokenizer), "trim": lambda: _trim_rebudget(target, policies)}
+    trimmed = trim_request(kind.params, fails, rebudget=rebudget[prop.op]() if prop.op in rebudget else None)
     if last is None or trimmed == kind.params:
         return kind
     finding, verdict = last
@@ -616,6 +617,48 @@ def _recover_rebudget(tokenizer: str) -> Callable[[dict[str, Any], dict[str, Any
         if dropped <= 0 or allowed < 1:
             return None
         return {**after, "contextWindow": window_for(allowed, reserve_for(max_tokens))}
+
+    return rebudget
+
+
+Rebudget = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None]
+
+
+def _trim_rebudget(target: Target, policies: Mapping[str, str]) -> Rebudget:
+    """A ``trim`` request's drawn budget point (a place such as "all but the first turn", which moves
+    with every message dropped) made a number of tokens, lowered by what the drop took away by the
+    target's own count where it has one, so that the smaller history is cut where the larger was."""
+    from ctxmodel.strategies.trim import BUDGET_KEY, budget_of
+
+    def count(prompt: object) -> Callable[[list[dict[str, Any]]], int] | None:
+        if "count" not in target.description.ops:
+            return None  # budget_of's own estimate, as the probe places the point for such a target
+
+        def by_target(messages: list[dict[str, Any]]) -> int:
+            ask: dict[str, Any] = {"messages": copy_json(messages)}
+            if isinstance(prompt, str) and prompt:
+                ask["systemPrompt"] = prompt
+            tokens = target.call("count", ask).get("tokens")
+            if isinstance(tokens, bool) or not isinstance(tokens, int):
+                raise TargetFailure("error-reply", f"count returned {tokens!r} tokens: expected an integer")
+            return tokens
+
+        return by_target
+
+    def whole(params: dict[str, Any]) -> int:
+        return budget_of({**params, BUDGET_KEY: {"at": "all"}}, policies, count(params.get("systemPrompt")))
+
+    def rebudget(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
+        if not isinstance(before.get(BUDGET_KEY), dict):
+            return None
+        try:
+            tokens = budget_of(before, policies, count(before.get("systemPrompt")))
+            dropped = whole(before) - whole(after)
+        except (CtxmodelError, TargetFailure, ValueError, TypeError, KeyError):
+            return None  # no count to move the budget by: the drop is judged as it stands
+        if dropped <= 0 or tokens - dropped < 0:
+            return None
+        return {**after, BUDGET_KEY: {"at": "tokens", "tokens": tokens - dropped}}
 
     return rebudget
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.gate import RunOptions, replay, run_property
@@ -12,6 +12,7 @@ from ctxmodel.profiles import get_profile
 from ctxmodel.properties.registry import get
 from ctxmodel.targets import open_target
 from ctxmodel.trim import StopTrim, trim_request
+from tests.targets.broken_trim import _Broken
 
 
 def _history(n: int) -> list[dict[str, Any]]:
@@ -157,3 +158,51 @@ def test_a_property_of_another_dialect_is_skipped_before_anything_is_drawn(tmp_p
                            profile=get_profile("ci"), fixtures_dir=tmp_path, max_examples=5, database=None)
     assert outcome.status == "skipped" and outcome.examples == 0
     assert outcome.reason == "judges anthropic targets, not openai-chat"
+
+
+class KeepsFirstEndingOnATool(_Broken):
+    """``strategy="first"`` with ``end_on=("human", "tool")``, as LangChain trims: the longest prefix
+    that fits, cut back to its last user or tool message, so a call may keep only some of its results."""
+
+    name = "keeps-first-ending-on-a-tool"
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "any", "trimLastUser": "any"}
+
+    def trim(self, params: dict[str, Any]) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = params["messages"]
+        count = self.measure(params)
+        n = max((k for k in range(len(messages) + 1) if count(messages[:k]) <= params["maxTokens"]), default=0)
+        while n and messages[n - 1]["role"] not in ("user", "tool"):
+            n -= 1
+        return {"messages": messages[:n]} if n else {"error": "nothing fits"}
+
+
+def _call(ids: list[str]) -> dict[str, Any]:
+    calls = [{"id": i, "type": "function", "function": {"name": "read_file", "arguments": "{}"}} for i in ids]
+    return {"role": "assistant", "content": None, "tool_calls": calls}
+
+
+def test_a_trim_budget_placed_by_turns_is_made_tokens_so_the_turns_around_the_bug_can_go(tmp_path: Path) -> None:
+    # "All but the first turn" moves with every message dropped: without the budget made a number of
+    # tokens, the first turn and the calls after the broken pair could not be dropped (9 messages).
+    history = [
+        {"role": "user", "content": "h"}, _call(["c0"]), {"role": "tool", "tool_call_id": "c0", "content": "ok"},
+        {"role": "user", "content": "h"}, _call(["c2", "c3", "c4", "c5"]),
+        {"role": "tool", "tool_call_id": "c2", "content": "ok"},
+        {"role": "tool", "tool_call_id": "c3", "content": "ok " * 30},
+        _call(["c6"]), {"role": "tool", "tool_call_id": "c6", "content": "ok"},
+    ]  # fmt: skip
+    target = open_target("python:tests.integration.test_trim:KeepsFirstEndingOnATool")
+    try:
+        outcome = run_property(
+            get("trim.accepted"), target, policies=resolve(target.description.policies),
+            tokenizer=target.description.tokenizer, profile=get_profile("replay"), fixtures_dir=tmp_path,
+            database=None, examples=[{"messages": history, "_budget": {"at": "drop-first-turn", "delta": 0}}],
+            options=RunOptions(trim=True),
+        )  # fmt: skip
+    finally:
+        target.close()
+    assert outcome.status == "failed", outcome
+    [kind] = outcome.kinds
+    assert kind.key == "trim.accepted/pairing-broken"
+    assert len(kind.params["messages"]) <= 3 and kind.params["_budget"]["at"] == "tokens"
+    assert [m["role"] for m in kind.params["messages"]][-2:] == ["tool", "tool"]
