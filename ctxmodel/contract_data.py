@@ -33,6 +33,7 @@ __all__ = [
     "TRUNCATED",
     "UNEXPECTED_RESULT",
     "UNPAIRED_HIGH_TEXT",
+    "VISIBILITY_KEYS",
     "allowed_tokens",
     "distinct_tool_use_ids",
     "existing_parents",
@@ -140,6 +141,13 @@ SERVER_PENDING = "server-pending"
 BEFORE_SUMMARY = "before-summary"
 CONDENSED = "condense"
 TRUNCATED = "truncation"
+
+
+#: The keys by which a stored message decides or takes part in what is hidden (contract §2): a
+#: library with no notion of Roo's visibility never holds them (policy ``inputs=untagged``, §7).
+VISIBILITY_KEYS = (
+    "isSummary", "condenseId", "condenseParent", "isTruncationMarker", "truncationId", "truncationParent",
+)
 
 
 def existing_parents(messages: Sequence[JsonMessageView]) -> tuple[frozenset[str], frozenset[str]]:

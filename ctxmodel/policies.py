@@ -23,7 +23,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "trailing": ("leave", "close"),
     "resultOrder": ("any", "tool_use"),
     "recoverSuccess": ("fits", "converges"),
-    "inputs": ("any", "agent-stored"),
+    "inputs": ("any", "agent-stored", "untagged"),
+    "mergeUsers": ("no", "yes"),
     # The format a target's messages are in (contract §7): declared as describe's own "dialect",
     # carried with the policies because they are what reaches the strategies and the checks.
     "dialect": ("anthropic", "openai-chat"),

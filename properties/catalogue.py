@@ -69,6 +69,9 @@ class Exchange:
     params: dict[str, Any]
     result: Any
     mutated: str | None = None
+    #: The history the op's rules are judged against when a declared policy rewrites it before the
+    #: rules apply (``mergeUsers=yes`` joins consecutive user messages); ``None``: ``params`` as sent.
+    judged: list[Any] | None = None
 
 
 class Probe(Protocol):

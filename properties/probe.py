@@ -96,13 +96,16 @@ class TargetProbe:
         result = self.call(op, params)
         if op == "trim":  # judged against the budget it was sent, not the drawn point
             params = {k: v for k, v in self.calls[-1].params.items() if k != "policies"}
+        judged = None
+        if op == "normalize" and self.policies.get("mergeUsers") == "yes" and isinstance(params.get("messages"), list):
+            judged = yardsticks.merged_users(params["messages"])  # what it declared it joins
         sent, record = self.sent[-1], self.calls[-1].params
         mutated = None
         if sent != record:
             mutated = first_difference(record, sent, "params") or "params"
         elif isinstance(result, dict) and isinstance(result.get("mutated"), str):
             mutated = str(result["mutated"])  # reported by an out-of-process worker
-        return Exchange(op, params, result, mutated)
+        return Exchange(op, params, result, mutated, judged)
 
     def effective(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if self.has("effective"):

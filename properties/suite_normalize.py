@@ -59,7 +59,7 @@ def _normalized(ex: Exchange) -> tuple[list[Msg], list[Msg], NormalizePlan]:
     """The visible messages of the input and of the output, and what §3 requires of them: the rules
     are judged on what is sent (contract §3), adjacency taken between visible messages, so what a
     target does with hidden messages is ``normalize.keeps-hidden``'s to judge."""
-    history: list[Msg] = effective(ex.params["messages"])
+    history: list[Msg] = effective(ex.params["messages"] if ex.judged is None else ex.judged)
     out = effective(messages_of(ex.result, "normalize"))
     return history, out, plan_normalize(history)
 
@@ -512,7 +512,7 @@ def duplicate_ids(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "contract §3.1, §3.6, §3.8",
     "Everything but pairing is kept: other blocks in their original order (thinking first), string content, "
     "images, unknown blocks, defects and metadata keys.",
-    witnesses=(Witness(f"{_N}:StripsMetadata", ""),),
+    witnesses=(Witness(f"{_N}:StripsMetadata", ""), Witness(f"{_N}:MergesKeepingTheLastKeys", "")),
 )
 def keeps_other_content(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     history, out, plan = _normalized(ex)

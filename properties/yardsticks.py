@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ctxmodel.contract_data import DEFAULT_RESERVE, FAILED_PREFIX, allowed_tokens, visible_mask
+from ctxmodel.contract_data import DEFAULT_RESERVE, FAILED_PREFIX, VISIBILITY_KEYS, allowed_tokens, visible_mask
 from ctxmodel.json_types import JsonMessageView
 from ctxmodel.properties.json_reading import pairing_violations
 
@@ -25,6 +25,7 @@ __all__ = [
     "FAILED_PREFIX",
     "allowed_tokens",
     "effective",
+    "merged_users",
     "pairing_violations",
     "visible_indices",
     "visible_mask",
@@ -38,3 +39,28 @@ def visible_indices(history: Sequence[JsonMessageView]) -> list[int]:
 def effective(history: Sequence[JsonMessageView]) -> list[Any]:
     """The visible messages, in order, the objects themselves (contract §2: it edits no content)."""
     return [history[i] for i in visible_indices(history)]
+
+
+def _joinable(message: object) -> bool:
+    return (isinstance(message, dict) and message.get("role") == "user"
+            and isinstance(message.get("content"), (str, list)) and not any(k in message for k in VISIBILITY_KEYS))
+
+
+def _blocks(message: JsonMessageView) -> list[Any]:
+    content = message["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def merged_users(history: Sequence[Any]) -> list[Any]:
+    """The history a target declaring ``mergeUsers=yes`` is judged against (contract §3 policies):
+    each run of consecutive user messages joined into its first, their blocks in order (string
+    content as one text block), the first's other keys kept. A message that takes part in what is
+    hidden (a summary, a marker, a tagged message) joins nothing: merging it would change what is
+    sent, which ``normalize.keeps-hidden`` judges."""
+    out: list[Any] = []
+    for message in history:
+        if out and _joinable(out[-1]) and _joinable(message):
+            out[-1] = {**out[-1], "content": _blocks(out[-1]) + _blocks(message)}
+        else:
+            out.append(message)
+    return out

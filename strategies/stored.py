@@ -1,5 +1,5 @@
-"""The input space a target declares with ``inputs=agent-stored`` (contract §7): histories a correct
-agent stores.
+"""The input spaces a target declares with ``inputs`` (contract §7): ``agent-stored``, histories a
+correct agent stores, and ``untagged``, histories without Roo's visibility keys.
 
 An agent's ops are called on what its Task has stored, never on arbitrary JSON, and the Task
 prevents some shapes before anything is stored (domain §1, §2, §3.3, §4): a model's repeated
@@ -13,6 +13,12 @@ so a target that declares this space is judged on drawn histories rewritten into
 The rewrite keeps everything else: every shape a correct agent does store (results split by an
 image, text before a result, orphans after a resumed turn, duplicate results, consecutive user
 messages, hidden and condensed messages) stays in the space, so those defects are still judged.
+
+A library (pydantic-ai, LangChain) has no notion of Roo's summaries, markers and the tags that hide
+messages: its callers never hold them, and a key it does not know is only carried along. Handed a
+marker, such a target may merge it into a neighbour as it merges any message, which shows what the
+marker hid: a flag about Roo's format, not about the library. ``untagged`` draws the same histories
+with those keys taken off, every pairing shape kept.
 """
 
 from __future__ import annotations
@@ -21,13 +27,19 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.contract_data import INTERRUPTED_TEXT, tool_use_ids
+from ctxmodel.contract_data import INTERRUPTED_TEXT, VISIBILITY_KEYS, tool_use_ids
 from ctxmodel.json_types import JsonMessage as Msg
 
-__all__ = ["AGENT_STORED", "INTERRUPTED", "agent_stored", "agent_stored_params", "restrict", "within"]
+__all__ = [
+    "AGENT_STORED", "INTERRUPTED", "UNTAGGED", "agent_stored", "agent_stored_params", "restrict", "untagged",
+    "untagged_params", "within",
+]
 
 #: The ``inputs`` policy value that selects this space.
 AGENT_STORED = "agent-stored"
+
+#: The ``inputs`` policy value of a target without Roo's visibility (a library).
+UNTAGGED = "untagged"
 
 #: What the agents store as the result of a call a resumed task never ran (domain §4.1).
 INTERRUPTED = INTERRUPTED_TEXT
@@ -103,14 +115,30 @@ def agent_stored_params(params: dict[str, Any]) -> dict[str, Any]:
     return {**params, "messages": agent_stored(messages)}
 
 
+def untagged(messages: list[Msg]) -> list[Msg]:
+    """``messages`` without the keys of Roo's visibility (a new list; the input is not changed)."""
+    return [{k: v for k, v in m.items() if k not in VISIBILITY_KEYS} if isinstance(m, dict) else m for m in messages]
+
+
+def untagged_params(params: dict[str, Any]) -> dict[str, Any]:
+    """An op's params with their history taken out of Roo's visibility."""
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        return params
+    return {**params, "messages": untagged(messages)}
+
+
+_SPACES = {AGENT_STORED: agent_stored_params, UNTAGGED: untagged_params}
+
+
 def restrict(strategy: SearchStrategy[dict[str, Any]], inputs: str) -> SearchStrategy[dict[str, Any]]:
     """The params strategy of a target that declared ``inputs`` (contract §7)."""
-    if inputs == AGENT_STORED:
-        return strategy.map(agent_stored_params)
-    return strategy
+    space = _SPACES.get(inputs)
+    return strategy.map(space) if space is not None else strategy
 
 
 def within(params: dict[str, Any], inputs: str) -> bool:
     """Whether ``params`` lie in the declared input space: what the gate's trim of a failing request
     may keep (a smaller request the target can never be given shows nothing about it)."""
-    return inputs != AGENT_STORED or agent_stored_params(params) == params
+    space = _SPACES.get(inputs)
+    return space is None or space(params) == params

@@ -25,10 +25,17 @@ _NO_STALE = "inputs=agent-stored: a summary tags only messages stored before it"
 _OWN_KIND = ("inputs=agent-stored: a condenseParent names a summary and a truncationParent a marker, "
              "never the other (a tag naming neither is stripped like a dangling one)")
 
+_UNTAGGED = "inputs=untagged: no message carries a summary, marker or tag that hides another"
+
 
 def excluded_by(policies: Mapping[str, str]) -> dict[str, str]:
     """The cells a declared input space leaves out (contract §7, policy ``inputs``), with the reason:
     a property is not asked to reach what the target can never be given."""
+    if policies.get("inputs") == "untagged":
+        out = {"effective:*/*/*": _UNTAGGED}
+        for history in ("condensed", "truncated", "dangling", "legacy"):
+            out[f"recover:*/{history}"] = out[f"recover:*/{history}/*"] = _UNTAGGED
+        return out
     if policies.get("inputs") != "agent-stored":
         return {}
     out = {f"effective:{tag}/dangling/{where}": _NO_DANGLING for tag in TAGS for where in POSITIONS}

@@ -26,6 +26,7 @@ VARIANTS = [
     "python:tests.targets.variant_zoo_halves:Variant",
     "python:tests.targets.variant_keeps_emptied:Variant",
     "python:tests.targets.variant_relabel:Variant",
+    "python:tests.targets.variant_merges_users:Variant",
 ]
 #: The two that run in every CI run (20 s each on a busy 2-core machine); the others, 25-40 s each,
 #: are in the slow tier.
@@ -43,8 +44,8 @@ def run_suite(spec: str, max_examples: int) -> dict[str, tuple[str, Any]]:
         if prop.requires <= target.description.ops:
             groups[prop.params].append(prop)
     failures: dict[str, tuple[str, Any]] = {}
-    for params_fn, props in groups.items():
-        run_group(params_fn(policies), props, target, policies, failures, max_examples)
+    for props in groups.values():  # in the input space the variant declared
+        run_group(props[0].inputs(policies), props, target, policies, failures, max_examples)
     return failures
 
 
@@ -92,6 +93,8 @@ DIFFERS = {
                                             {"role": "assistant", "content": [_u("a"), _u("c")]},
                                             {"role": "user", "content": [_r("a")], "ts": 7}]),
     "variant_relabel": ("normalize", [*PAIR, {"role": "user", "content": [_r("a"), _r("z")]}]),
+    "variant_merges_users": ("normalize", [*PAIR, {"role": "user", "content": [_r("a"), _r("b")]},
+                                           {"role": "user", "content": "and then", "ts": 7}]),
 }
 
 

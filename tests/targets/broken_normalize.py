@@ -207,6 +207,29 @@ class StripsMetadata(Reference):
         return {"messages": [{"role": m["role"], "content": m["content"]} for m in out]}
 
 
+def _as_blocks(msg: Msg) -> list[Any]:
+    content = msg.get("content")
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+
+
+class MergesKeepingTheLastKeys(Reference):
+    """Declares ``mergeUsers=yes`` and joins consecutive user messages, but into the last of them:
+    the first one's metadata (its ``ts``) is lost."""
+
+    name = "broken-merges-keeping-the-last-keys"
+    policies: ClassVar[dict[str, str]] = {**Reference.policies, "inputs": "untagged", "mergeUsers": "yes"}
+
+    def normalize(self, params: Params) -> Params:
+        history: list[Msg] = []
+        for msg in params["messages"]:
+            if history and history[-1].get("role") == "user" and msg.get("role") == "user":
+                parts = [p for m in (history[-1], msg) for p in _as_blocks(m)]
+                history[-1] = {**msg, "content": parts}
+            else:
+                history.append(msg)
+        return super().normalize({**params, "messages": history})
+
+
 class LeavesEmptiedMessages(Reference):
     """Drops orphan results itself but leaves the message they emptied, as an empty message."""
 
