@@ -227,12 +227,15 @@ def roundtrip(params: dict[str, Any]) -> dict[str, Any]:
     return {"messages": converted.back(converted.messages)}
 
 
+# Its messages carry no Roo visibility (inputs=untagged); its merge pass joins adjacent requests
+# (mergeUsers=yes), which the pairing passes alone do not.
+_LIBRARY = {"orphans": "drop", "resultOrder": "any", "inputs": "untagged"}
 CONFIGS: dict[str, tuple[Repair, dict[str, str]]] = {
     "repair-messages": (lambda m: repair_messages(m, repair_last_response=True),
-                        {"orphans": "drop", "trailing": "close", "resultOrder": "any"}),
+                        {**_LIBRARY, "trailing": "close", "mergeUsers": "yes"}),
     "repair-messages-keep-last": (lambda m: repair_messages(m, repair_last_response=False),
-                                  {"orphans": "drop", "trailing": "leave", "resultOrder": "any"}),
-    "pairing-passes": (_pairing_passes, {"orphans": "drop", "trailing": "close", "resultOrder": "any"}),
+                                  {**_LIBRARY, "trailing": "leave", "mergeUsers": "yes"}),
+    "pairing-passes": (_pairing_passes, {**_LIBRARY, "trailing": "close"}),
 }
 assert tuple(CONFIGS) == NAMES
 
