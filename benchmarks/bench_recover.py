@@ -1,4 +1,4 @@
-"""Recovery against one count of the same history, at every size (issues 3 and 16; goals <= 1.5x).
+"""Recovery against one count of the same history, at every size (goals <= 1.5x).
 
 Two measurements, each a ratio of two timings taken in this one run, alternating, best of ``--repeat``,
 with the counter's cache cleared before every timing so each counts from cold:

@@ -37,6 +37,7 @@ from ctxmodel.hypothesis_hooks import (
     search_on_after_a_failure,
     set_database_key,
     set_seed,
+    stop_shrinking,
     without_local_constants,
 )
 from ctxmodel.policies import resolve as resolve_policies
@@ -275,6 +276,15 @@ class _State:
     started: float = attrs.field(factory=time.monotonic)
     beat: float = attrs.field(factory=time.monotonic)
     saved_timeout: float | None = None
+    #: Shrink steps that ended in the target's timeout (``TIMEOUT_SHRINK_STEPS``).
+    timed_out_shrinks: int = 0
+
+
+#: Shrink steps of a property that may end in the target's timeout before its shrink stops with the
+#: smallest inputs reached. Each costs the whole timeout and a restart; the steps that answer are
+#: cheap and not counted. Eight keeps most of a hang's shrink (its first steps drop the most) and
+#: bounds it at eight timeouts, where Hypothesis's own limit is five minutes.
+TIMEOUT_SHRINK_STEPS = 8
 
 
 def _shrink_timeout(target: Target, state: _State) -> None:
@@ -396,6 +406,10 @@ def run_property(
                                     f"{now - state.started:.0f} s"))
         kept = copy_json(params)
         verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
+        if shrinking and any(f.code == "target-timeout" for f in verdict.findings):
+            state.timed_out_shrinks += 1
+            if state.timed_out_shrinks >= TIMEOUT_SHRINK_STEPS:
+                stop_shrinking()
         raising: list[tuple[str, Finding]] = []
         for finding in verdict.findings:
             key = finding_key(prop, finding)

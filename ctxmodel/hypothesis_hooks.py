@@ -22,6 +22,7 @@ __all__ = [
     "search_on_after_a_failure",
     "set_database_key",
     "set_seed",
+    "stop_shrinking",
     "without_local_constants",
 ]
 
@@ -33,6 +34,22 @@ def generating() -> bool:
     """Whether the test call now running is a generated example, not a shrink step: after the first
     failure a search that goes on generating would otherwise count its new examples as shrinks."""
     return bool(_RUNNER) and getattr(_RUNNER[0], "_current_phase", "") == "generate"
+
+
+def stop_shrinking() -> bool:
+    """End the shrink phase once the test call now running returns, keeping the smallest input each
+    kind has reached; False when no shrink is under way (or the hook is gone).
+
+    A shrink step whose input hangs costs the target's whole timeout and a restart, and Hypothesis
+    bounds a shrink only by its five-minute limit: with a 30-second timeout that is ten steps, with a
+    short one a hundred. Its own deadline is what it checks after every test call, so the gate ends a
+    shrink by moving the deadline into the past (the notice Hypothesis prints then goes to the
+    gate's silent reporter). Only ``search_on_after_a_failure`` knows the runner.
+    """
+    if not _RUNNER or getattr(_RUNNER[0], "finish_shrinking_deadline", None) is None:
+        return False
+    _RUNNER[0].finish_shrinking_deadline = float("-inf")
+    return True
 
 
 def first_ask_in_test_case(name: str) -> bool:

@@ -39,8 +39,12 @@ def _outcome(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None 
     """The property's run on the target; with ``code``, the search ends once a kind of that code is met."""
     policies = resolve(target.description.policies)
 
+    # The keys a finding of that code is kept under (``gate.finding_key``): a target fault's is its
+    # code, a property's ``id/code``, or the bare id for a finding without a code.
+    wanted = set() if code is None else {code, f"{prop_id}/{code}"} if code else {prop_id}
+
     def enough(keys: frozenset[str]) -> bool:
-        return code is not None and any(key == code or key.endswith(f"/{code}") for key in keys)
+        return bool(wanted & keys)
 
     return run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
                         profile=PROFILE, fixtures_dir=tmp_path, max_examples=max_examples,

@@ -60,3 +60,25 @@ def test_the_search_goes_on_after_a_failure_and_is_restored() -> None:
     except AssertionError:
         pass
     assert searched > len(calls), (searched, len(calls))
+
+
+def test_a_shrink_told_to_stop_ends_after_the_call_that_said_so() -> None:
+    steps: list[int] = []
+
+    @settings(max_examples=40, database=None)
+    @given(st.lists(st.integers(), min_size=30))
+    def fails(xs: list[int]) -> None:
+        if not hypothesis_hooks.generating():
+            steps.append(len(xs))
+            if len(steps) == 3:
+                assert hypothesis_hooks.stop_shrinking()
+        raise AssertionError
+
+    assert not hypothesis_hooks.stop_shrinking()  # no shrink under way
+    with hypothesis_hooks.search_on_after_a_failure(40):
+        try:
+            fails()
+        except AssertionError:
+            pass
+    # three shrink steps, then only Hypothesis's final replay of the smallest input
+    assert 3 <= len(steps) <= 4, steps
