@@ -236,3 +236,37 @@ def test_a_worker_killed_in_the_shrink_leaves_its_unshrunk_fixture(tmp_path: Pat
     fixtures = list((tmp_path / "fx").glob("*.json"))
     assert len(fixtures) == 1, (fixtures, out)
     assert "its worker process ended (exit code -9); its unshrunk fixtures kept" in out, out
+
+
+
+def test_a_hang_s_shrink_stops_after_its_budget_of_timed_out_steps(tmp_path: Path) -> None:
+    """Each shrink step that hangs costs a whole timeout and a restart: the shrink stops after
+    ``TIMEOUT_SHRINK_STEPS`` of them (a recover request that hangs on every input took 105 without
+    the budget), keeping the smallest hanging input it reached as the fixture."""
+    from ctxmodel import engine
+    from ctxmodel.engine import RunConfig
+    from ctxmodel.gate import TIMEOUT_SHRINK_STEPS
+    from ctxmodel.profiles import get_profile
+    from ctxmodel.properties.registry import get
+    from ctxmodel.targets import Description, TargetFailure
+
+    class Hangs:
+        """A recover that never answers, as a process target reports it (the wait itself left out)."""
+
+        description = Description(name="hangs", version="1", ops=frozenset({"describe", "recover"}))
+        timeout = 0.01
+
+        def call(self, op: str, params: dict[str, object]) -> dict[str, object]:
+            raise TargetFailure("timeout", f"no reply within {self.timeout:g} s (target killed)")
+
+        def close(self) -> None:
+            pass
+
+    target = Hangs()
+    config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "fx", seed=0, max_examples=5,
+                       database=None, policies=target.description.policies)
+    (outcome,) = engine.run([get("recover.within-budget-unchanged")], config, target=target).outcomes
+    (kind,) = outcome.kinds
+    assert kind.key == "target-timeout" and kind.fixture is not None and kind.fixture.exists()
+    assert outcome.shrink_steps <= TIMEOUT_SHRINK_STEPS + 1, outcome.shrink_steps
+    assert "messages" in kind.params
