@@ -12,9 +12,12 @@ same seed, alternated, each with its own empty example database and fixtures dir
   searched for and shrunk again. Without ``--baseline``-able fixtures it is the first run's cost.
 
 The ratio is the library's wall time over the reference's. Goal: at most 1.5 (the install of the
-library's environment aside: it happens once, before).
+library's environment aside: it happens once, before). ``--target SPEC`` (repeatable) measures any
+other target the same way: a trimmer of one's own, or the legitimate trimmers of the tests
+(``python:tests.targets.trimmers:SuffixCutChat``), without a baseline.
 
-    .venv/bin/python benchmarks/bench_libraries.py [LIBRARY[:CONFIG] ...] [--seed N] [--no-baseline]
+    .venv/bin/python benchmarks/bench_libraries.py [LIBRARY[:CONFIG] ...] [--target SPEC ...] [--seed N]
+        [--no-baseline]
 """
 
 from __future__ import annotations
@@ -34,17 +37,17 @@ sys.path.insert(0, str(TARGETS))
 from libraries import selected  # noqa: E402  (examples/targets is no package)
 
 
-def declared(argv: list[str]) -> tuple[list[str], list[str]]:
-    """The ops and the ``--policy`` overrides a target's describe declares."""
+def declared(spec: str) -> tuple[list[str], list[str], str]:
+    """The ops, the ``--policy`` overrides and the dialect a target's describe declares."""
     sys.path.insert(0, str(ROOT))
     from ctxmodel.targets.spec import open_target
 
-    target = open_target("exec:" + " ".join(argv))
+    target = open_target(spec)
     try:
         description = target.description
         ops = sorted(description.ops & {"trim", "count", "normalize", "repair", "effective", "request", "recover"})
         policies = [f"{k}={v}" for k, v in sorted(description.policies.items()) if k != "dialect"]
-        return ops, policies
+        return ops, policies, description.dialect
     finally:
         target.close()
 
@@ -66,18 +69,23 @@ def main() -> None:
     parser.add_argument("selected", nargs="*", help="LIBRARY or LIBRARY:CONFIG (default: every installed one)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-baseline", action="store_true", help="the first run's cost: no baseline")
+    parser.add_argument("--target", action="append", default=[], metavar="SPEC",
+                        help="any other target, measured the same way (no baseline)")
     args = parser.parse_args()
     rows = []
-    runs, missing = selected(args.selected)
+    runs, missing = selected(args.selected) if args.selected or not args.target else ([], [])
     for name in missing if args.selected else ():
         print(f"{name}: not installed (python examples/targets/install.py {name})")
-    for library, config, argv in runs:
-        ops, policies = declared(argv)
+    specs = [(library, config, "exec:" + " ".join(argv)) for library, config, argv in runs]
+    specs += [(spec.rpartition(":")[2] or spec, "-", spec) for spec in args.target]
+    for library, config, spec in specs:
+        ops, policies, dialect = declared(spec)
         common = ["--seed", str(args.seed), "--ops", ",".join(ops)]
-        reference = check_seconds("reference:openai-chat", [*common, *(f"--policy={p}" for p in policies)])
+        reference_spec = "reference" if dialect == "anthropic" else f"reference:{dialect}"
+        reference = check_seconds(reference_spec, [*common, *(f"--policy={p}" for p in policies)])
         baseline = TARGETS / library / "baseline" / config
         extra = [] if args.no_baseline or not baseline.is_dir() else ["--baseline", str(baseline)]
-        gated = check_seconds("exec:" + " ".join(argv), [*common, *extra])
+        gated = check_seconds(spec, [*common, *extra])
         ratio = gated[0] / reference[0]
         rows.append((library, config, reference, gated, ratio, bool(extra)))
         print(f"{library} {config}: reference {reference[0]:.1f} s (exit {reference[1]}), "
