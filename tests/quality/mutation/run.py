@@ -261,14 +261,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  killed by the reference's unit tests alone ({len(unit_only)}): {', '.join(unit_only)}")
     print(f"\nsurvivors ({len(survivors)}):")
     by_kind: dict[str, int] = defaultdict(int)
-    unreached = {"kind": "not reached", "why": "no property and no unit test calls this function"}
+    unreached = {"kind": "not reached", "why": "no property calls this function"
+                 + (" (the reference's unit tests were left out)" if args.properties_only else " and no unit test")}
     for n in survivors:
         default = unreached if verdicts[n] == "no tests" else {"kind": "unexplained", "why": "not in survivors.json"}
         reason = reasons.get(n, default)
         by_kind[reason["kind"]] += 1
         print(f"  {n} [{verdicts[n]}] {reason['kind']}: {reason['why']}")
         print(f"      {diff(workdir, n)}")
-    # The measure: a mutant the contract allows (it changes only the reference's own report,
+    # The measure: a mutant the contract allows (it changes only the reference's own report,
     # wording or choices) is no kill to chase, so it leaves the denominator with the equivalent ones.
     allowed = [n for n in survivors if reasons.get(n, {}).get("kind") in ("report-only", "contract-equivalent")]
     judged = non_equivalent - len(allowed)
