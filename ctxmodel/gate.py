@@ -280,6 +280,9 @@ class _State:
     timed_out_shrinks: int = 0
 
 
+#: The kind of a request the target did not answer in time (``fault_finding``'s code for a timeout).
+TIMEOUT_KIND = "target-timeout"
+
 #: Shrink steps of a property that may end in the target's timeout before its shrink stops with the
 #: smallest inputs reached. Each costs the whole timeout and a restart; the steps that answer are
 #: cheap and not counted. Eight keeps most of a hang's shrink (its first steps drop the most) and
@@ -313,7 +316,7 @@ def _timeout_reproduced(
     out = []
     for kind in kinds:
         first = state.first.get(kind.key)
-        if kind.key == "target-timeout" and first is not None and first[0] != kind.params and \
+        if kind.key == TIMEOUT_KIND and first is not None and first[0] != kind.params and \
                 not judge_again(kind.params):
             params, finding, calls, example = first
             kind = Kind(kind.key, finding, params, calls, example)
@@ -406,7 +409,7 @@ def run_property(
                                     f"{now - state.started:.0f} s"))
         kept = copy_json(params)
         verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
-        if shrinking and any(f.code == "target-timeout" for f in verdict.findings):
+        if shrinking and any(f.code == TIMEOUT_KIND for f in verdict.findings):
             state.timed_out_shrinks += 1
             if state.timed_out_shrinks >= TIMEOUT_SHRINK_STEPS:
                 stop_shrinking()
@@ -431,7 +434,7 @@ def run_property(
             raising.append((key, finding))
         if raising:
             key, finding = raising[0]
-            if key == "target-timeout" and not state.failing:
+            if key == TIMEOUT_KIND and not state.failing:
                 _shrink_timeout(target, state)
             state.failing = True
             if key not in state.first:
@@ -516,7 +519,7 @@ def run_property(
         )
     def times_out(params: dict[str, Any]) -> bool:
         again = judge(prop, target, copy_json(params), policies=policies, tokenizer=tokenizer)
-        return any(finding_key(prop, f) == "target-timeout" for f in again.failures)
+        return any(finding_key(prop, f) == TIMEOUT_KIND for f in again.failures)
 
     met = [Kind(key, finding, params, calls, first)
            for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])]

@@ -238,7 +238,6 @@ def test_a_worker_killed_in_the_shrink_leaves_its_unshrunk_fixture(tmp_path: Pat
     assert "its worker process ended (exit code -9); its unshrunk fixtures kept" in out, out
 
 
-
 def test_a_hang_s_shrink_stops_after_its_budget_of_timed_out_steps(tmp_path: Path) -> None:
     """Each shrink step that hangs costs a whole timeout and a restart: the shrink stops after
     ``TIMEOUT_SHRINK_STEPS`` of them (a recover request that hangs on every input took 105 without
