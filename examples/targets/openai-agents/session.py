@@ -206,3 +206,55 @@ def trim_op(how: str, limit: int) -> Any:
 def roundtrip(params: Params) -> Params:
     """Into a session and out of it again, with no limit: the storage's JSON leg included."""
     return {"messages": asyncio.run(get_items(params["messages"], None))}
+
+
+# -- Responses items as they are: the openai-responses dialect (contract §7) ---------------------
+#
+# A session holds Responses items, so in this dialect nothing is converted: the items the gate draws
+# go into the session as they are, and what comes back (or what the runner sends the model) is
+# returned as it is.
+
+
+def _last_user_item(items: Sequence[Item]) -> int:
+    users = [i for i, it in enumerate(items)
+             if it.get("type", "message") == "message" and it.get("role") == "user"]
+    return users[-1] if users else len(items)
+
+
+async def get_items_native(items: Sequence[Item], limit: int | None) -> list[Item]:
+    session = SQLiteSession("ctxmodel")
+    await session.add_items(copy.deepcopy(list(items)))
+    try:
+        return list(await session.get_items(limit=limit))
+    finally:
+        session.close()
+
+
+async def runner_input_native(items: Sequence[Item], limit: int) -> list[Item]:
+    """What ``Runner.run`` sends the model for the turn that opens at the last user message, the items
+    before it being a session's with ``SessionSettings(limit=limit)``."""
+    start = _last_user_item(items)
+    session = SQLiteSession("ctxmodel", session_settings=SessionSettings(limit=limit))
+    await session.add_items(copy.deepcopy(list(items[:start])))
+    model = _Recorder()
+    try:
+        await Runner.run(Agent(name="ctxmodel", model=model), input=copy.deepcopy(list(items[start:])),
+                         session=session, run_config=RunConfig(tracing_disabled=True))
+    finally:
+        session.close()
+    sent = model.inputs[0]
+    return [{"type": "message", "role": "user", "content": sent}] if isinstance(sent, str) else list(sent)
+
+
+def trim_items_op(how: str, limit: int) -> Any:
+    call = {"get-items": get_items_native, "runner": runner_input_native}[how]
+
+    def trim(params: Params) -> Params:
+        return {"messages": asyncio.run(call(params["messages"], limit))}
+
+    return trim
+
+
+def roundtrip_items(params: Params) -> Params:
+    """Items into a session and out again, with no limit."""
+    return {"messages": asyncio.run(get_items_native(params["messages"], None))}

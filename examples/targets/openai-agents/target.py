@@ -39,7 +39,8 @@ import sys
 
 POLICIES = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "yes", "trimBudget": "none"}
 
-#: name -> (what it is, which call, the item limit, the policies).
+#: name -> (what it is, which call, the item limit, the policies); the ``responses-`` ones take and
+#: return Responses items (dialect ``openai-responses``), the others Chat Completions messages.
 CONFIGURATIONS: dict[str, tuple[str, str, int, dict[str, str]]] = {
     "get-items": ("SQLiteSession.get_items(limit=4)", "get-items", 4, POLICIES),
     "runner": (
@@ -49,6 +50,18 @@ CONFIGURATIONS: dict[str, tuple[str, str, int, dict[str, str]]] = {
         # The run's input keeps the last user message; an assistant message whose calls' outputs the
         # limit cut is sent less those calls (the SDK's own repair), a call with its results.
         {**POLICIES, "trimLastUser": "keep", "trimToolCalls": "pairs"},
+    ),
+    # The same two calls on the items a session really holds: reasoning items, ids, encrypted
+    # content and all. An item is never cut (trimPartial=no); the SDK promises nothing of reasoning
+    # beyond keeping it (trimReasoning=keep, the default).
+    "responses-get-items": ("SQLiteSession.get_items(limit=4) on Responses items", "get-items", 4,
+                            {**POLICIES, "trimPartial": "no"}),
+    "responses-runner": (
+        "Runner.run's model input on Responses items, the items before the last user message in a session "
+        "with SessionSettings(limit=4)",
+        "runner",
+        4,
+        {**POLICIES, "trimPartial": "no", "trimLastUser": "keep"},
     ),
 }
 
@@ -65,15 +78,17 @@ def main(argv: list[str]) -> int:
     from importlib.metadata import version
 
     from ctxmodel_target import serve
-    from session import roundtrip, trim_op
+    from session import roundtrip, roundtrip_items, trim_items_op, trim_op
 
     what, how, limit, policies = CONFIGURATIONS[argv[0]]
+    items = argv[0].startswith("responses-")
     serve(
         name=f"openai-agents {argv[0]}: {what}",
         version=f"openai-agents {version('openai-agents')}",
-        dialect="openai-chat",
+        dialect="openai-responses" if items else "openai-chat",
         policies=policies,
-        ops={"trim": trim_op(how, limit), "roundtrip": roundtrip},
+        ops={"trim": trim_items_op(how, limit), "roundtrip": roundtrip_items} if items
+        else {"trim": trim_op(how, limit), "roundtrip": roundtrip},
     )
     return 0
 
