@@ -27,7 +27,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "mergeUsers": ("no", "yes"),
     # The format a target's messages are in (contract §7): declared as describe's own "dialect",
     # carried with the policies because they are what reaches the strategies and the checks.
-    "dialect": ("anthropic", "openai-chat"),
+    "dialect": ("anthropic", "openai-chat", "openai-responses"),
     # Request-time trimming (contract §10).
     "trimSystem": ("keep", "first", "any"),
     "trimLastUser": ("keep", "any"),
@@ -35,6 +35,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "trimBudget": ("tokens", "none"),
     "trimToolCalls": ("keep", "pairs"),
     "trimPlaceholder": ("none", "one"),
+    # Reasoning travels with its item (contract §10.8).
+    "trimReasoning": ("keep", "strip"),
+    "reasoningRequired": ("no", "current-turn"),
 }
 
 DEFAULTS: dict[str, str] = {key: values[0] for key, values in CHOICES.items()}
