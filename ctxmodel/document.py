@@ -185,6 +185,11 @@ def _locate(value: Any, source: str) -> tuple[Any, str, tuple[str, ...], list[st
             also = f"; also {', '.join(others[:6])}{'…' if len(others) > 6 else ''}" if others else ""
             note = f'{source}: an API request body: reading its "messages" ({len(value["messages"])} messages{also})'
             return value["messages"], "request", ("messages",), [note]
+        if isinstance(value.get("input"), list):
+            others = [k for k in value if k != "input"]
+            also = f"; also {', '.join(others[:6])}{'…' if len(others) > 6 else ''}" if others else ""
+            note = f'{source}: an API request body: reading its "input" ({len(value["input"])} items{also})'
+            return value["input"], "request", ("input",), [note]
     return value, "history", (), []
 
 

@@ -109,12 +109,15 @@ class Change:
     action: str
     tool_id: str | None = None
     created: bool = False
+    #: The array the paths are in: ``messages``, or ``input`` for Responses items.
+    root: str = "messages"
 
     def line(self) -> str:
+        noun = "item" if self.root == "input" else "message"
         where = (
-            ("new message at the front" if self.index < 0 else f"new message after messages.{self.index}")
+            (f"new {noun} at the front" if self.index < 0 else f"new {noun} after {self.root}.{self.index}")
             if self.created
-            else f"messages.{self.index}"
+            else f"{self.root}.{self.index}"
         )
         tool = f" {self.tool_id}" if self.tool_id is not None else ""
         return f"{where}: {self.rule}{tool}: {self.action}"

@@ -12,15 +12,11 @@ repair, tokens); ``openai_chat`` is OpenAI Chat Completions. Another dialect is 
 holding the same record and one more line in :data:`MODULES`. Repair, rendering and tokenizer code
 is imported by the function that needs it, so ``validate`` pays for none of them.
 
-One more dialect is one module with a ``DIALECT`` record. For OpenAI Responses it would hold: the
-items as loaded JSON (``message``, ``function_call`` with ``call_id``, ``function_call_output``,
-``reasoning`` items with their ``encrypted_content`` and ``summary``), detection by ``type`` keys on
-items rather than roles, the pairing rule of domain §5.5 (every ``function_call_output`` names an
-earlier ``function_call``'s ``call_id``: "No tool call found for function call output with call_id
-<id>", and a ``reasoning`` item stays with the call that followed it), a repair that answers a call
-with a synthetic output after it, the view and the count. For Gemini: ``contents`` with
-``user``/``model`` roles, ``functionCall`` and ``functionResponse`` parts paired by name and order
-(and ``id`` where present), with Gemini's own error texts once they are sourced in domain §5.
+``openai_responses`` is OpenAI Responses ``input`` items, detected by their item and part types
+rather than by roles. One more dialect is one module with a ``DIALECT`` record. For Gemini it would
+hold ``contents`` with ``user``/``model`` roles, ``functionCall`` and ``functionResponse`` parts paired
+by name and order (and ``id`` where present), with Gemini's own error texts once they are sourced in
+domain §5.
 
 Core layer: nothing here imports Hypothesis, the properties or the engine.
 """
@@ -48,6 +44,7 @@ __all__ = ["AUTO", "MODULES", "NAMES", "Counted", "Dialect", "choose", "detect",
 MODULES: Mapping[str, str] = {
     "anthropic": "ctxmodel.dialects.anthropic",
     "openai-chat": "ctxmodel.dialects.openai_chat",
+    "openai-responses": "ctxmodel.dialects.openai_responses",
 }
 NAMES = tuple(MODULES)
 #: ``--dialect auto``: detect from the messages.
