@@ -9,9 +9,14 @@ soon as the rest fits. The messages its policies keep (§10 "The floor") are nev
 they alone fit the answer fits, and when they do not it says so (a controlled error) rather than
 returning what does not fit. It cuts no message, moves none and creates none.
 
-It works on the JSON messages of either dialect and counts them with the counter of the target's
+It works on the JSON messages of each dialect and counts them with the counter of the target's
 declaration (Anthropic: ``ctxmodel.tokens``, system prompt included; Chat Completions:
-``ctxmodel.tokens.chat``). Pure: the input is never mutated, and the answer holds copies.
+``ctxmodel.tokens.chat``; Responses: ``ctxmodel.tokens.responses``). In Responses a step is a
+*unit*: a run of parallel ``function_call`` items with every output answering them (outputs may come
+anywhere later), with the ``reasoning`` item before it; or a reasoning item with the item after it;
+or one other item. A unit is dropped whole, in whichever turn it starts, so no call loses its output,
+no output its call and no reasoning item its item. Pure: the input is never mutated, and the answer
+holds copies.
 """
 
 from __future__ import annotations
@@ -24,12 +29,14 @@ import attrs
 from ctxmodel import codec
 from ctxmodel.errors import HistoryError
 
-__all__ = ["Trimmed", "floor_indices", "is_prompt", "is_system", "steps", "trim", "turns"]
+__all__ = ["Trimmed", "floor_indices", "is_prompt", "is_system", "steps", "trim", "turns", "units"]
 
 Msg = Mapping[str, Any]
 
 #: The roles a Chat Completions request holds instructions in (contract §10 ``trimSystem``).
 SYSTEM_ROLES = frozenset({"system", "developer"})
+CHAT = "openai-chat"
+RESPONSES = "openai-responses"
 
 
 @attrs.frozen
@@ -43,8 +50,14 @@ class Trimmed:
         return {"messages": self.messages} if self.error is None else {"error": self.error}
 
 
+def _is_message_item(message: Msg) -> bool:
+    return message.get("type", "message") == "message"
+
+
 def is_system(message: Msg, dialect: str) -> bool:
-    return dialect == "openai-chat" and message.get("role") in SYSTEM_ROLES
+    if dialect == RESPONSES and not _is_message_item(message):
+        return False
+    return dialect in (CHAT, RESPONSES) and message.get("role") in SYSTEM_ROLES
 
 
 def is_prompt(message: Msg, dialect: str) -> bool:
@@ -52,7 +65,9 @@ def is_prompt(message: Msg, dialect: str) -> bool:
     one that holds no ``tool_result`` (a message of results continues its call's turn)."""
     if message.get("role") != "user":
         return False
-    if dialect == "openai-chat":
+    if dialect == RESPONSES:
+        return _is_message_item(message)
+    if dialect == CHAT:
         return True
     content = message.get("content")
     return not (isinstance(content, list) and any(
@@ -65,7 +80,7 @@ def _answers(messages: Sequence[Msg], k: int, dialect: str) -> list[int]:
     message = messages[k]
     if message.get("role") != "assistant":
         return []
-    if dialect == "openai-chat":
+    if dialect == CHAT:
         if not message.get("tool_calls"):
             return []
         out = []
@@ -96,6 +111,43 @@ def steps(messages: Sequence[Msg], indices: Sequence[int], dialect: str) -> list
     return out
 
 
+def _produced(item: Msg | None) -> bool:
+    """An item a reasoning item right before it can have produced (domain §5.7)."""
+    if item is None or item.get("type") in ("function_call_output", "reasoning"):
+        return False
+    return not (_is_message_item(item) and item.get("role") != "assistant")
+
+
+def units(items: Sequence[Msg]) -> list[list[int]]:
+    """The Responses items cut into what is dropped together (see the module), by first index."""
+    out: list[list[int]] = []
+    taken: set[int] = set()
+    k = 0
+    while k < len(items):
+        if k in taken:
+            k += 1
+            continue
+        unit: list[int] = []
+        start = k
+        if items[k].get("type") == "reasoning" and k + 1 < len(items) and _produced(items[k + 1]) \
+                and k + 1 not in taken:
+            unit.append(k)
+            start = k + 1
+        end = start + 1
+        if items[start].get("type") == "function_call":
+            while end < len(items) and items[end].get("type") == "function_call" and end not in taken:
+                end += 1
+        unit.extend(range(start, end))
+        calls = {items[i].get("call_id") for i in range(start, end) if items[i].get("type") == "function_call"}
+        calls.discard(None)
+        unit.extend(j for j in range(end, len(items)) if j not in taken
+                    and items[j].get("type") == "function_call_output" and items[j].get("call_id") in calls)
+        taken.update(unit)
+        out.append(sorted(unit))
+        k = end
+    return out
+
+
 def turns(messages: Sequence[Msg], dialect: str) -> list[list[int]]:
     """The indices cut at each prompt; what precedes the first prompt is a turn of its own."""
     out: list[list[int]] = []
@@ -121,15 +173,30 @@ def floor_indices(messages: Sequence[Msg], dialect: str, policies: Mapping[str, 
 
 
 def _checked(messages: Any, dialect: str) -> list[dict[str, Any]]:
-    if dialect != "openai-chat":
+    if dialect not in (CHAT, RESPONSES):
         return codec.dump(codec.load(messages))
     if not isinstance(messages, list):
         raise HistoryError("messages", f"expected an array of messages, got {type(messages).__name__}")
     for i, message in enumerate(messages):
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        if not isinstance(message, dict):
+            raise HistoryError(f"messages.{i}", "expected a message object")
+        if dialect == CHAT and not isinstance(message.get("role"), str):
             raise HistoryError(f"messages.{i}", "expected a message object with a string role")
     copied: list[dict[str, Any]] = codec.copy_json(messages)
     return copied
+
+
+def _units_plan(history: Sequence[Msg], parts: list[list[int]], head: list[int], floor: set[int]) -> list[list[int]]:
+    """The Responses drops, in order: each earlier turn's units (those starting in it), then the last
+    turn's units after its prompt, then its prompt; a floor item is a unit of its own, never dropped."""
+    first_turn = {i: t for t, turn in enumerate(parts) for i in turn}
+    by_turn: list[list[list[int]]] = [[] for _ in parts]
+    for unit in units(history):
+        by_turn[first_turn[unit[0]]].append([i for i in unit if i not in floor])
+    plan = [[i for unit in group for i in unit] for group in by_turn[:-1]]
+    plan += [unit for unit in by_turn[-1] if unit != head]
+    plan += [[i for i in head if i not in floor]]
+    return plan
 
 
 def trim(
@@ -149,12 +216,15 @@ def trim(
     floor = set(floor_indices(history, dialect, chosen))
     kept = set(range(len(history)))
     parts = turns(history, dialect)
-    plan: list[list[int]] = [[i for i in turn if i not in floor] for turn in parts[:-1]]
     last = parts[-1]
     head = [last[0]] if is_prompt(history[last[0]], dialect) else []
-    plan += [[i for i in step if i not in floor]
-             for step in steps(history, [i for i in last if i not in head], dialect)]
-    plan += [[i for i in head if i not in floor]]
+    if dialect == RESPONSES:
+        plan = _units_plan(history, parts, head, floor)
+    else:
+        plan = [[i for i in turn if i not in floor] for turn in parts[:-1]]
+        plan += [[i for i in step if i not in floor]
+                 for step in steps(history, [i for i in last if i not in head], dialect)]
+        plan += [[i for i in head if i not in floor]]
     for drop in plan:
         if not drop or len(drop) == len(kept):
             continue

@@ -1,6 +1,7 @@
-"""The yardsticks of ``trim`` (contract §10), restated from the contract, in both dialects.
+"""The yardsticks of ``trim`` (contract §10), restated from the contract, in every dialect.
 
-Chat Completions pairing is read here from domain §5.5's rules, not from the dialect module that
+Chat Completions pairing is read here from domain §5.5's rules (Responses pairing in
+``responses_yardsticks``), not from the dialect module that
 builds and judges those requests (``ctxmodel.dialects``), and the trim terms (the last user message,
 system messages, the floor, a partial of a message) from §10's own words, not from the reference
 trimmer (``ctxmodel.trimming``): a judge that shared their reading would be blind to their bugs.
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxmodel.properties.json_reading import canon, pairing_violations
+from ctxmodel.properties.responses_yardsticks import RESPONSES, is_message_item, responses_pairing_violations
 
 __all__ = [
     "CHAT",
@@ -33,6 +35,8 @@ Msg = Mapping[str, Any]
 
 #: The Chat Completions dialect's name (contract §7 ``dialect``).
 CHAT = "openai-chat"
+#: The text part types a partial may cut (Chat ``text``; Responses ``input_text`` and ``output_text``).
+_TEXT_PARTS = ("text", "input_text", "output_text")
 
 
 def _call_ids(message: Msg) -> list[str] | None:
@@ -80,13 +84,18 @@ def chat_pairing_violations(messages: Sequence[Msg]) -> Counter[tuple[str, str]]
 
 
 def violations(messages: Sequence[Msg], dialect: str) -> Counter[tuple[str, str]]:
-    """The pairing violations of contract §10.1 in ``dialect``."""
+    """The pairing violations of contract §10.1 in ``dialect`` read off one request."""
+    if dialect == RESPONSES:
+        return responses_pairing_violations(messages)
     return chat_pairing_violations(messages) if dialect == CHAT else pairing_violations(messages)
 
 
 def is_system(message: Msg, dialect: str) -> bool:
-    """A system message (contract §10 terms): Chat Completions ``system`` or ``developer``."""
-    return dialect == CHAT and message.get("role") in ("system", "developer")
+    """A system message (contract §10 terms): Chat Completions ``system`` or ``developer``, or a
+    Responses ``message`` item of those roles."""
+    if dialect == RESPONSES and not is_message_item(message):
+        return False
+    return dialect in (CHAT, RESPONSES) and message.get("role") in ("system", "developer")
 
 
 def _holds_results(message: Msg) -> bool:
@@ -99,7 +108,9 @@ def last_user_index(messages: Sequence[Msg], dialect: str) -> int | None:
     """The last user message (contract §10 terms): in Anthropic, the last one without results."""
     for i in range(len(messages) - 1, -1, -1):
         message = messages[i]
-        if message.get("role") == "user" and (dialect == CHAT or not _holds_results(message)):
+        if dialect == RESPONSES and not is_message_item(message):
+            continue
+        if message.get("role") == "user" and (dialect in (CHAT, RESPONSES) or not _holds_results(message)):
             return i
     return None
 
@@ -123,7 +134,7 @@ def _cut(part: Any, original: Any) -> bool:
         return True
     if not (isinstance(part, Mapping) and isinstance(original, Mapping)):
         return False
-    if part.get("type") != "text" or original.get("type") != "text":
+    if part.get("type") not in _TEXT_PARTS or original.get("type") != part.get("type"):
         return False
     text, whole = part.get("text"), original.get("text")
     rest = {k: v for k, v in part.items() if k != "text"}

@@ -84,15 +84,16 @@ def _counting(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 def _pathological(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
 
-    chat = policies.get("dialect") == "openai-chat"
+    dialect = policies.get("dialect", "anthropic")
+    part = "input_text" if dialect == "openai-responses" else "text"
 
     def build(kind: str, where: str) -> dict[str, Any]:
         text = pathological_text(kind)
-        if where == "system" and chat:  # the instructions are a message in Chat Completions
+        if where == "system" and dialect != "anthropic":  # the instructions are a message there
             return {"messages": [{"role": "system", "content": text}, {"role": "user", "content": "hi"}]}
         if where == "system":
             return {"messages": [{"role": "user", "content": "hi"}], "systemPrompt": text}
-        return {"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]}
+        return {"messages": [{"role": "user", "content": [{"type": part, "text": text}]}]}
 
     return st.builds(build, st.sampled_from(PATHOLOGICAL_KINDS), st.sampled_from(("message", "system")))
 
@@ -116,6 +117,10 @@ def _histories_and_texts(policies: Mapping[str, str]) -> SearchStrategy[dict[str
         from ctxmodel.strategies.openai_chat import chat_histories
 
         return st.builds(lambda messages: {"messages": messages}, chat_histories())
+    if policies.get("dialect") == "openai-responses":
+        from ctxmodel.strategies.responses import responses_histories
+
+        return st.builds(lambda messages: {"messages": messages}, responses_histories())
     return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
 
 
@@ -181,10 +186,6 @@ _MORE = "the quick brown fox jumps over the lazy dog, 0123456789 times!"
 _LONGER_NAME = "_with_a_longer_name_x"
 
 
-def _chat(policies: Mapping[str, str]) -> bool:
-    return policies.get("dialect") == "openai-chat"
-
-
 def _added(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     """A history, a message (of another history) and where it goes: ``count`` is asked of the history."""
     from hypothesis import strategies as st
@@ -244,25 +245,37 @@ def _with_call(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 
     from ctxmodel.strategies.trim import trim_histories
 
-    chat = _chat(policies)
+    dialect = policies.get("dialect", "anthropic")
 
     def ensure(messages: list[dict[str, Any]]) -> dict[str, Any]:
-        if not _calls(messages, chat):
-            if chat:
-                messages = [*messages, {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
-                    {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]
-            else:
-                messages = [*messages, {"role": "assistant", "content": [
-                    {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}]
+        if not _calls(messages, dialect):
+            messages = [*messages, *_A_CALL[dialect]]
         return {"messages": messages}
 
-    return trim_histories(policies.get("dialect", "anthropic")).map(ensure)
+    return trim_histories(dialect).map(ensure)
 
 
-def _calls(messages: list[dict[str, Any]], chat: bool) -> list[tuple[int, int]]:
-    """(message, call) positions of every tool call: ``tool_calls`` entries, or ``tool_use`` blocks."""
+#: One answered call in each dialect, for a history that holds none.
+_A_CALL: dict[str, list[dict[str, Any]]] = {
+    "openai-chat": [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "ok"}],
+    "openai-responses": [
+        {"type": "function_call", "call_id": "call_1", "name": "read_file", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "ok"}],
+    "anthropic": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}],
+}
+
+
+def _calls(messages: list[dict[str, Any]], dialect: str) -> list[tuple[int, int]]:
+    """(message, call) positions of every tool call: ``tool_calls`` entries, ``tool_use`` blocks, or
+    ``function_call`` items (the item itself: call -1)."""
+    if dialect == "openai-responses":
+        return [(i, -1) for i, m in enumerate(messages) if m.get("type") == "function_call"]
+    chat = dialect == "openai-chat"
     out = []
     for i, message in enumerate(messages):
         if message.get("role") != "assistant":
@@ -275,14 +288,18 @@ def _calls(messages: list[dict[str, Any]], chat: bool) -> list[tuple[int, int]]:
     return out
 
 
-def _longer(messages: list[dict[str, Any]], where: tuple[int, int], chat: bool, part: str) -> list[dict[str, Any]]:
+def _longer(messages: list[dict[str, Any]], where: tuple[int, int], dialect: str, part: str) -> list[dict[str, Any]]:
     """``messages`` with one call's name, or its arguments, longer (a copy)."""
     import copy
     import json
 
     out = copy.deepcopy(messages)
     i, k = where
-    call = out[i]["tool_calls"][k]["function"] if chat else out[i]["content"][k]
+    chat = dialect != "anthropic"  # arguments are a JSON string in both OpenAI dialects
+    if dialect == "openai-responses":
+        call = out[i]
+    else:
+        call = out[i]["tool_calls"][k]["function"] if chat else out[i]["content"][k]
     if part == "name":
         call["name"] = f"{call.get('name')}{_LONGER_NAME}"
         return out
@@ -317,11 +334,11 @@ def sees_tool_calls(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     if before is None:
         yield Finding.fail(problem, "a count of every history (§5, §10.7)", code="bad-count")
         return
-    chat = _chat(probe.policies)
+    dialect = probe.policies.get("dialect", "anthropic")
     messages: list[dict[str, Any]] = ex.params["messages"]
-    where = _calls(messages, chat)[-1]
+    where = _calls(messages, dialect)[-1]
     for part, code in (("arguments", "arguments-ignored"), ("name", "name-ignored")):
-        after = _tokens_of(probe, _longer(messages, where, chat, part))
+        after = _tokens_of(probe, _longer(messages, where, dialect, part))
         if after is not None and after <= before:
             yield Finding.fail(
                 f"count gives {before} tokens for the history and {after} once the call at messages.{where[0]} has a "

@@ -17,7 +17,6 @@ from hypothesis.strategies import SearchStrategy
 
 from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.chat_yardsticks import (
-    CHAT,
     floor,
     is_partial_of,
     is_system,
@@ -27,6 +26,7 @@ from ctxmodel.properties.chat_yardsticks import (
     violations,
 )
 from ctxmodel.properties.json_reading import canon, short
+from ctxmodel.properties.responses_yardsticks import RESPONSES, separations
 
 Msg = dict[str, Any]
 
@@ -37,8 +37,9 @@ def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
     return trim_requests(policies)
 
 
-#: The broken trimmers (``tests/targets/broken_trim.py``), one bug each.
+#: The broken trimmers (``tests/targets/broken_trim.py``), one bug each; those of Responses items.
 _B = "python:tests.targets.broken_trim"
+_R = "python:tests.targets.responses_trimmers"
 
 declare_op("trim", params=_requests, purity_witnesses=(
     Witness(f"{_B}:MutatesInput", "mutates-input"),
@@ -82,7 +83,9 @@ def _returned(ex: Exchange) -> list[Msg] | None:
     "contract §10.1",
     "The answer has no pairing violation its input did not have (by rule and tool id, in the declared dialect), "
     "and a non-empty input is never answered with no messages.",
-    witnesses=(Witness(f"{_B}:CutsBetweenCallAndResult", "pairing-broken"), Witness(f"{_B}:Empties", "emptied")),
+    witnesses=(Witness(f"{_B}:CutsBetweenCallAndResult", "pairing-broken"), Witness(f"{_B}:Empties", "emptied"),
+               Witness(f"{_R}:CountsItemsOneByOne", "pairing-broken"),
+               Witness(f"{_R}:DropsReasoningBeforeAnIdItem", "pairing-broken")),
 )
 def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     out = _returned(ex)
@@ -95,6 +98,8 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         return
     dialect = _dialect(probe)
     new = violations(out, dialect) - violations(history, dialect)
+    if dialect == RESPONSES:
+        new += separations(out, history)
     if new:
         (rule, tool_id), *_ = sorted(new)
         yield Finding.fail(
@@ -143,7 +148,7 @@ def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
 
 def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int | None:
     request: dict[str, Any] = {"messages": messages}
-    if _dialect(probe) != CHAT and isinstance(params.get("systemPrompt"), str):
+    if _dialect(probe) == "anthropic" and isinstance(params.get("systemPrompt"), str):
         request["systemPrompt"] = params["systemPrompt"]
     tokens = probe.call("count", request).get("tokens")
     return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
@@ -209,7 +214,7 @@ def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
 def system_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     out = _returned(ex)
     dialect = _dialect(probe)
-    if out is None or dialect != CHAT:
+    if out is None or dialect == "anthropic":
         return  # in Anthropic the system prompt is a param, never part of the answer
     history: list[Msg] = ex.params["messages"]
     policy = probe.policies.get("trimSystem", "keep")

@@ -16,10 +16,11 @@ into ``maxTokens`` just before the call, with the target's own ``count`` (``budg
 target counting far less or far more than the reference (a characters-over-four estimate, a counter
 that skips tool calls) still meets each of its own points, not a budget every history fits. A
 target with no ``count`` gets the count a target of the default tokenizer makes (``zoo``; in
-``openai-chat`` the reference's count of Chat Completions messages). The points are read from the
+``openai-chat`` and ``openai-responses`` the reference's count of that dialect's messages). The points are read from the
 messages as they are at the call, so a fixture trimmed of a message keeps its budget's meaning.
 
-Histories: Chat Completions ones from :mod:`ctxmodel.strategies.openai_chat`; Anthropic ones as a
+Histories: Chat Completions ones from :mod:`ctxmodel.strategies.openai_chat`, Responses items from
+:mod:`ctxmodel.strategies.responses`; Anthropic ones as a
 request carries them (no hidden messages): mostly what a correct agent stores, a call in flight
 allowed, and now and then a history with pairing defects.
 """
@@ -53,6 +54,10 @@ def trim_histories(dialect: str) -> st.SearchStrategy[list[Msg]]:
         from ctxmodel.strategies.openai_chat import chat_histories
 
         return chat_histories()
+    if dialect == "openai-responses":
+        from ctxmodel.strategies.responses import responses_histories
+
+        return responses_histories()
     from ctxmodel.strategies.histories import histories, well_formed_histories
 
     stored = well_formed_histories(min_turns=1, summaries=False, truncations=False, pending=True)
@@ -61,17 +66,26 @@ def trim_histories(dialect: str) -> st.SearchStrategy[list[Msg]]:
     return st.one_of(stored, stored, stored, defective)
 
 
+#: The dialects whose instructions are messages (no separate system prompt param).
+_MESSAGE_SYSTEM = ("openai-chat", "openai-responses")
+
+
+def _is_message(message: Mapping[str, Any], dialect: str) -> bool:
+    return dialect != "openai-responses" or message.get("type", "message") == "message"
+
+
 def _is_prompt(message: Mapping[str, Any], dialect: str) -> bool:
-    if message.get("role") != "user":
+    if message.get("role") != "user" or not _is_message(message, dialect):
         return False
     content = message.get("content")
-    return dialect == "openai-chat" or not (
+    return dialect in _MESSAGE_SYSTEM or not (
         isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content))
 
 
 def _floor(messages: Sequence[Msg], dialect: str, policies: Mapping[str, str]) -> list[int]:
-    chat = dialect == "openai-chat"
-    system = [i for i, m in enumerate(messages) if chat and m.get("role") in ("system", "developer")]
+    chat = dialect in _MESSAGE_SYSTEM
+    system = [i for i, m in enumerate(messages)
+              if chat and m.get("role") in ("system", "developer") and _is_message(m, dialect)]
     keep = set()
     if policies.get("trimSystem", "keep") == "keep":
         keep |= set(system)
@@ -90,6 +104,10 @@ def _estimate(dialect: str, system_prompt: str) -> Any:
         from ctxmodel.tokens.chat import count_chat
 
         return lambda messages: count_chat(counter, messages)
+    if dialect == "openai-responses":
+        from ctxmodel.tokens.responses import count_responses
+
+        return lambda items: count_responses(counter, items)
     from ctxmodel import codec
 
     prompt = counter.count_text(system_prompt)
@@ -132,7 +150,7 @@ def budget_of(
     if spec.get("at") == "tokens":
         return max(0, int(spec.get("tokens", 0)))
     subset = _subset(messages, spec, dialect, policies)
-    tokens = count(subset) if subset or dialect != "openai-chat" else 0
+    tokens = count(subset) if subset or dialect not in _MESSAGE_SYSTEM else 0
     return max(0, tokens + int(spec.get("delta", 0)))
 
 
@@ -140,7 +158,7 @@ def budget_of(
 def _request(draw: st.DrawFn, dialect: str, policies: Mapping[str, str]) -> dict[str, Any]:
     messages = draw(trim_histories(dialect))
     params: dict[str, Any] = {"messages": messages}
-    if dialect != "openai-chat" and draw(chance(50)):
+    if dialect not in _MESSAGE_SYSTEM and draw(chance(50)):
         params["systemPrompt"] = draw(texts(nonblank=True, max_size=300))
     if policies.get("trimBudget", "tokens") == "none":
         return params

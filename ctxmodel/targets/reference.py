@@ -46,7 +46,7 @@ Op = Callable[[dict[str, Any], str], dict[str, Any]]
 
 
 def describe(params: dict[str, Any], tokenizer: str = "zoo", dialect: str = "anthropic") -> dict[str, Any]:
-    chat = dialect == "openai-chat"
+    chat = dialect != "anthropic"
     return {
         "protocol": 1,
         "name": "ctxmodel-reference",
@@ -195,6 +195,31 @@ def op_chat_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any
     return {"tokens": count_chat(get_counter(counter), messages)}
 
 
+def op_responses_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10, Responses dialect: the ``input`` items, system and developer messages among them."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.responses import count_responses
+    from ctxmodel.trimming import trim
+
+    counting = get_counter(counter)
+    if "messages" not in params:
+        raise TargetFailure("error-reply", "params.messages: expected an array of input items, got nothing")
+    result = trim(params["messages"], dialect="openai-responses", max_tokens=_budget(params),
+                  count=lambda items: count_responses(counting, items), policies=params.get("policies") or {})
+    return result.to_json()
+
+
+def op_responses_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10 "Reference choices": Responses items counted by ``ctxmodel.tokens.responses``."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.responses import count_responses
+
+    items = params.get("messages")
+    if not isinstance(items, list):
+        raise TargetFailure("error-reply", "params.messages: expected an array of input items")
+    return {"tokens": count_responses(get_counter(counter), items)}
+
+
 _OPS: dict[str, Op] = {
     "describe": describe,
     "normalize": op_normalize,
@@ -207,13 +232,17 @@ _OPS: dict[str, Op] = {
 }
 
 _CHAT_OPS: dict[str, Op] = {"trim": op_chat_trim, "count": op_chat_count}
+_RESPONSES_OPS: dict[str, Op] = {"trim": op_responses_trim, "count": op_responses_count}
+#: Each dialect's ops (contract §7: the ops other than trim and count read Anthropic messages).
+_DIALECT_OPS: dict[str, dict[str, Op]] = {"anthropic": _OPS, "openai-chat": _CHAT_OPS,
+                                          "openai-responses": _RESPONSES_OPS}
 
 
 class ReferenceTarget:
     """``reference``: in-process, no copies needed (the codec copies at both boundaries).
 
-    ``dialect`` (``reference:openai-chat``) is the message format it declares and reads (contract §7):
-    in Chat Completions it offers ``trim`` and ``count`` only.
+    ``dialect`` (``reference:openai-chat``, ``reference:openai-responses``) is the message format it
+    declares and reads (contract §7): outside Anthropic it offers ``trim`` and ``count`` only.
 
     ``tokenizer`` is any declaration contract §7 accepts (``zoo`` unless given): the reference then
     counts and recovers with that counter, as an agent configured for another model would. It is
@@ -234,8 +263,7 @@ class ReferenceTarget:
     def call(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         if op == "describe":
             return describe(params, self._counter(), dialect=self.dialect)
-        chat = self.dialect == "openai-chat"
-        fn = (_CHAT_OPS if chat else _OPS).get(op)
+        fn = _DIALECT_OPS[self.dialect].get(op)
         if fn is None:
             raise TargetFailure("error-reply", f"the reference has no op {op!r}")
         try:

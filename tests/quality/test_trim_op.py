@@ -20,6 +20,7 @@ from ctxmodel.properties.chat_yardsticks import chat_pairing_violations, is_part
 from ctxmodel.properties.registry import all_properties, select
 from ctxmodel.targets import TargetFailure, open_target, parse_spec
 from ctxmodel.targets.handshake import parse_description
+from tests.targets.responses_trimmers import LEGITIMATE as LEGITIMATE_RESPONSES
 from tests.targets.trimmers import LEGITIMATE
 
 #: The §10 properties: every trim property and the count properties of §10.7.
@@ -53,7 +54,7 @@ def test_the_trim_properties_cover_every_clause_of_section_10() -> None:
                                                     "trim.idempotent", "purity.trim"}
 
 
-@pytest.mark.parametrize("spec", ["reference", "reference:openai-chat"])
+@pytest.mark.parametrize("spec", ["reference", "reference:openai-chat", "reference:openai-responses"])
 def test_the_reference_passes_every_trim_property(spec: str, tmp_path: Path) -> None:
     statuses = _run(spec, tmp_path)
     assert statuses == {p.id: "passed" for p in TRIM_PROPERTIES}
@@ -70,6 +71,14 @@ def test_a_legitimate_trimmer_passes(name: str, tmp_path: Path) -> None:
     """Fewer examples than ci's 60 (ten worker targets): each trimmer's own choices, under the budgets
     of every point, still meet the shapes that tell them apart from the reference."""
     statuses = _run(f"python:tests.targets.trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES, max_examples=20)
+    assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
+
+
+@pytest.mark.parametrize("name", LEGITIMATE_RESPONSES[1:])
+def test_a_legitimate_responses_trimmer_passes(name: str, tmp_path: Path) -> None:
+    """A sliding window from safe starts, and one stripping old turns' reasoning where it may."""
+    statuses = _run(f"python:tests.targets.responses_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
+                    max_examples=30)
     assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
 
 
