@@ -3,8 +3,9 @@
 Chat Completions pairing is read here from domain §5.5's rules (Responses pairing in
 ``responses_yardsticks``), not from the dialect module that
 builds and judges those requests (``ctxmodel.dialects``), and the trim terms (the last user message,
-system messages, the floor, a partial of a message) from §10's own words, not from the reference
-trimmer (``ctxmodel.trimming``): a judge that shared their reading would be blind to their bugs.
+system messages, the floor, a partial of a message, the reasoning a message carries and the message
+less it) from §10's own words, not from the reference trimmer (``ctxmodel.trimming``): a judge that
+shared their reading would be blind to their bugs.
 Anthropic pairing is the judges' own reading (``json_reading.pairing_violations``, contract §3 rules 1
 and 4).
 """
@@ -12,7 +13,7 @@ and 4).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxmodel.properties.json_reading import canon, pairing_violations
@@ -22,12 +23,15 @@ __all__ = [
     "CHAT",
     "chat_pairing_violations",
     "floor",
+    "is_less_reasoning_of",
     "is_partial_of",
     "is_placeholder",
     "is_system",
     "last_user_index",
+    "less_reasoning",
     "masked_placeholders",
     "match_in_order",
+    "reasoning_of",
     "violations",
 ]
 
@@ -200,6 +204,55 @@ def is_pruned_of(message: Msg, original: Msg) -> bool:
     return _subsequence(content, full) and _subsequence(others, content)
 
 
+#: The Chat Completions key of an assistant message's reasoning (contract §10.8, domain §5.8).
+REASONING_KEY = "reasoning_content"
+
+#: The Anthropic blocks that hold reasoning (contract §10.8, domain §5.2).
+REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+
+
+def _is_reasoning_block(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") in REASONING_BLOCKS
+
+
+def reasoning_of(message: Msg, dialect: str) -> list[Any]:
+    """The reasoning a message carries (contract §10.8), empty when none: in ``openai-chat`` its
+    ``reasoning_content`` (``""`` is reasoning too: a client sends it where none was kept), in
+    Anthropic its ``thinking`` and ``redacted_thinking`` blocks in their order. A list either way, so
+    that "none", "the same" and "some other" are one comparison by value."""
+    if dialect == CHAT:
+        return [message[REASONING_KEY]] if REASONING_KEY in message else []
+    content = message.get("content")
+    return [b for b in content if _is_reasoning_block(b)] if isinstance(content, list) else []
+
+
+def less_reasoning(message: Msg, dialect: str) -> dict[str, Any]:
+    """``message`` with its reasoning set aside (contract §10.8): in ``openai-chat`` without the
+    ``reasoning_content`` key, in Anthropic its content less its reasoning blocks (which may leave it
+    empty: whether that is allowed is the caller's to judge)."""
+    if dialect == CHAT:
+        return {k: v for k, v in message.items() if k != REASONING_KEY}
+    content = message.get("content")
+    if not isinstance(content, list):
+        return dict(message)
+    return {**message, "content": [b for b in content if not _is_reasoning_block(b)]}
+
+
+def is_less_reasoning_of(
+    message: Msg, original: Msg, dialect: str, related: Callable[[Msg, Msg], bool] | None = None
+) -> bool:
+    """``message`` is ``original`` less its reasoning (contract §10.8, ``trimReasoning=strip``): the
+    original has reasoning, ``message`` has none, and ``message`` is the original with it set aside
+    (or, with ``related``, stands in that relation to it: a declared partial, a declared pruning);
+    in Anthropic its content never left empty."""
+    if not reasoning_of(original, dialect) or reasoning_of(message, dialect):
+        return False
+    if dialect != CHAT and not message.get("content"):
+        return False
+    bare = less_reasoning(original, dialect)
+    return canon(message) == canon(bare) or (related is not None and related(message, bare))
+
+
 def is_placeholder(message: Msg) -> bool:
     """The shape of a message a trimmer may put where it dropped some (contract §10,
     ``trimPlaceholder=one``): a ``user`` or ``assistant`` message of text alone (a non-empty string,
@@ -223,7 +276,8 @@ def masked_placeholders(output: Sequence[Msg], history: Sequence[Msg]) -> list[A
 
 
 def match_in_order(
-    output: Sequence[Msg], history: Sequence[Msg], partial: bool, pruned: bool = False, placeholder: bool = False
+    output: Sequence[Msg], history: Sequence[Msg], partial: bool, pruned: bool = False, placeholder: bool = False,
+    reasoning: str | None = None,
 ) -> tuple[list[int] | None, int, str]:
     """Each output message matched to a later input message than the one before (equal, a partial
     of it when ``partial``, or it less some tool calls when ``pruned``), the earliest first (which
@@ -231,12 +285,17 @@ def match_in_order(
     not matched, why)``, ``why`` one of ``invented``, ``cut-undeclared``, ``calls-dropped-undeclared``,
     ``duplicated``, ``moved`` (contract §10.2). With ``placeholder``, one output message of the
     placeholder's shape that matches no input message may stand where at least one input message
-    was dropped (§10 ``trimPlaceholder=one``); it has no input index in the answer."""
+    was dropped (§10 ``trimPlaceholder=one``); it has no input index in the answer. With
+    ``reasoning`` (a dialect), an input message less its reasoning (§10.8), or a declared partial or
+    pruning of it, matches it too: whether the reasoning could go is §10.8's to judge, not order's."""
     keys = [canon(m) for m in history]
 
+    def declared(m: Msg, original: Msg) -> bool:
+        return (partial and is_partial_of(m, original)) or (pruned and is_pruned_of(m, original))
+
     def relation(m: Msg, i: int) -> bool:
-        return (canon(m) == keys[i] or (partial and is_partial_of(m, history[i]))
-                or (pruned and is_pruned_of(m, history[i])))
+        return (canon(m) == keys[i] or declared(m, history[i])
+                or (reasoning is not None and is_less_reasoning_of(m, history[i], reasoning, declared)))
 
     out: list[int] = []
     at = 0

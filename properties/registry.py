@@ -14,6 +14,7 @@ from ctxmodel.properties import (  # noqa: F401  (imported to register their pro
     suite_effective,
     suite_normalize,
     suite_purity,
+    suite_reasoning,
     suite_recover,
     suite_repair,
     suite_request,

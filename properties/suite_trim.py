@@ -112,7 +112,8 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     "trim.keeps-order",
     "contract §10.2",
     "Every returned message is a message of the input, or a declared partial of one, in the input's order; "
-    "nothing is invented, duplicated or moved; a declared placeholder stands only where messages were dropped.",
+    "nothing is invented, duplicated or moved; a declared placeholder stands only where messages were dropped "
+    "(a message less its reasoning is judged by trim.reasoning-travels).",
     policies=("trimPartial", "trimToolCalls", "trimPlaceholder"),
     witnesses=(
         Witness(f"{_B}:HoistsSystemMessages", "moved"),
@@ -130,7 +131,10 @@ def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     partial = probe.policies.get("trimPartial", "no") == "yes"
     pruned = probe.policies.get("trimToolCalls", "keep") == "pairs"
     placeholder = probe.policies.get("trimPlaceholder", "none") == "one"
-    matched, j, why = match_in_order(out, ex.params["messages"], partial, pruned, placeholder)
+    # A message less its reasoning is matched to its input message under either trimReasoning: under
+    # strip it is allowed, under keep it is §10.8's finding (reasoning-stripped), not an invented one.
+    matched, j, why = match_in_order(out, ex.params["messages"], partial, pruned, placeholder,
+                                     reasoning=_dialect(probe))
     if matched is not None:
         return
     said = {

@@ -6,7 +6,11 @@ list of parts (text, images), and runs long agentic turns: an assistant message 
 parallel ``tool_calls`` (content null, empty or a sentence), their ``tool`` answers in any order, the
 next step. The arguments are JSON strings, some large (a file written back), the answers strings or
 text parts, empty ones included. The last call of a history may still be in flight (its answers
-not yet there). Messages carry keys of their own (``name``, ``refusal``, tracing metadata). A few
+not yet there). Messages carry keys of their own (``name``, ``refusal``, tracing metadata). Many
+assistant messages carry the reasoning a model produced before them as ``reasoning_content`` (a
+string, ``""`` where a client kept none: DeepSeek, Qwen, vLLM, domain §5.8): in most histories that
+hold it, on the messages with calls and now and then on an answer; in some, on every assistant
+message (DeepSeek's thinking mode sends it on each). A few
 histories hold what a buggy agent stores (a call left unanswered, a ``tool`` message answering no
 call, an answer given twice), so "no new violation" is judged on refused inputs too.
 
@@ -25,7 +29,7 @@ from hypothesis import strategies as st
 from ctxmodel.strategies.blocks import tool_names
 from ctxmodel.strategies.text import chance, pick, texts
 
-__all__ = ["chat_histories"]
+__all__ = ["REASONING_MODES", "chat_histories"]
 
 Msg = dict[str, Any]
 
@@ -81,6 +85,25 @@ _ASSISTANT_KEYS = (("refusal", None), ("audio", None), ("x_meta", {"model": "gpt
 _TOOL_KEYS = (("name", "read_file"), ("x_meta", {"exit": 0}))
 
 
+#: How a history carries reasoning (domain §5.8), shrinking toward none: not at all, on the
+#: messages with calls (now and then an answer), on every assistant message (thinking mode).
+REASONING_MODES: tuple[str, ...] = ("none", "none", "calls", "calls", "every")
+
+
+@st.composite
+def _reasoning(draw: st.DrawFn, mode: str, calls: bool) -> dict[str, Any]:
+    """A ``reasoning_content`` key for an assistant message, or none. Long ones are common: a
+    model reasons at length before a call, and a trimmer that cuts long strings cuts these."""
+    wanted = mode == "every" or (mode == "calls" and draw(chance(85 if calls else 15)))
+    if not wanted:
+        return {}
+    if draw(chance(10)):
+        return {"reasoning_content": ""}
+    if draw(chance(25)):
+        return {"reasoning_content": draw(texts(min_size=200, max_size=1500, kinds=("prose",)))}
+    return {"reasoning_content": draw(texts(nonblank=True, max_size=300))}
+
+
 @st.composite
 def _system(draw: st.DrawFn) -> Msg:
     role = draw(pick(("system", "system", "developer")))
@@ -97,14 +120,14 @@ def _user(draw: st.DrawFn, images: bool) -> Msg:
 
 
 @st.composite
-def _step(draw: st.DrawFn, used: set[str], max_calls: int, in_flight: bool) -> list[Msg]:
+def _step(draw: st.DrawFn, used: set[str], max_calls: int, in_flight: bool, reasoning: str = "none") -> list[Msg]:
     """One assistant message with calls and their answers (none when the call is in flight)."""
     n = draw(st.integers(1, max_calls))
     calls = [{"id": draw(_call_id(used)), "type": "function",
               "function": {"name": draw(tool_names()), "arguments": draw(_arguments())}} for _ in range(n)]
     content = draw(pick((None, None, "", "Let me look.")))
-    assistant: Msg = {"role": "assistant", "content": content, "tool_calls": calls,
-                      **_extras(draw, 15, _ASSISTANT_KEYS)}
+    assistant: Msg = {"role": "assistant", "content": content, **draw(_reasoning(reasoning, True)),
+                      "tool_calls": calls, **_extras(draw, 15, _ASSISTANT_KEYS)}
     if in_flight:
         return [assistant]
     order = draw(st.permutations(range(n))) if n > 1 and draw(chance(30)) else list(range(n))
@@ -147,9 +170,10 @@ def chat_histories(
 ) -> list[Msg]:
     """A Chat Completions history: optional instructions, then turns (a user message, an agentic loop
     of steps, a closing answer), now and then a long turn, a system message mid-way, a last call in
-    flight, or (``defects``) what a buggy agent stores."""
+    flight, reasoning on the assistant messages, or (``defects``) what a buggy agent stores."""
     used: set[str] = set()
     msgs: list[Msg] = []
+    reasoning = draw(pick(REASONING_MODES))
     if draw(chance(70)):
         msgs.append(draw(_system()))
     n_turns = draw(st.integers(min_turns, max_turns))
@@ -162,10 +186,10 @@ def chat_histories(
         last = t == n_turns - 1
         flight = last and draw(chance(20))
         for s in range(n_steps):
-            msgs.extend(draw(_step(used, max_calls, flight and s == n_steps - 1)))
+            msgs.extend(draw(_step(used, max_calls, flight and s == n_steps - 1, reasoning)))
         if not (flight and n_steps) and draw(chance(75)):
             answer: Msg = {"role": "assistant", "content": draw(texts(nonblank=True, max_size=500)),
-                           **_extras(draw, 10, _ASSISTANT_KEYS)}
+                           **draw(_reasoning(reasoning, False)), **_extras(draw, 10, _ASSISTANT_KEYS)}
             msgs.append(answer)
     if defects and draw(chance(12)):
         draw(_defect(msgs, used))

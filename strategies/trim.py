@@ -19,10 +19,14 @@ target with no ``count`` gets the count a target of the default tokenizer makes 
 ``openai-chat`` and ``openai-responses`` the reference's count of that dialect's messages). The points are read from the
 messages as they are at the call, so a fixture trimmed of a message keeps its budget's meaning.
 
-Histories: Chat Completions ones from :mod:`ctxmodel.strategies.openai_chat`, Responses items from
-:mod:`ctxmodel.strategies.responses`; Anthropic ones as a
-request carries them (no hidden messages): mostly what a correct agent stores, a call in flight
-allowed, and now and then a history with pairing defects.
+Histories: Chat Completions ones from :mod:`ctxmodel.strategies.openai_chat` (reasoning included),
+Responses items from :mod:`ctxmodel.strategies.responses` (reasoning items before their items);
+Anthropic ones as a request carries them (no hidden messages): mostly what a correct agent stores,
+a call in flight allowed, and now and then a history with pairing defects. A share of the stored
+ones come from a session with extended thinking on throughout: every assistant message with
+``tool_use`` opens with its ``thinking`` (signed) or ``redacted_thinking`` blocks, and now and then an
+answer does too (contract §10.8, domain §5.8), so that a trimmer that strips, reorders or edits
+reasoning meets it in most runs.
 """
 
 from __future__ import annotations
@@ -63,7 +67,42 @@ def trim_histories(dialect: str) -> st.SearchStrategy[list[Msg]]:
     stored = well_formed_histories(min_turns=1, summaries=False, truncations=False, pending=True)
     defective = histories(min_turns=1, summaries=False, legacy_summaries=False, truncations=False,
                           legacy_markers=False, dangling_parents=False, big_results=True)
-    return st.one_of(stored, stored, stored, defective)
+    thinking = _thinking_on(stored)
+    return st.one_of(stored, thinking, stored, thinking, defective)
+
+
+def _reasoning_block(draw: st.DrawFn) -> Msg:
+    from ctxmodel.strategies.blocks import redacted_thinking_blocks, thinking_blocks
+
+    return draw(redacted_thinking_blocks() if draw(chance(25)) else thinking_blocks())
+
+
+def _opens_with_reasoning(content: list[Any]) -> bool:
+    return bool(content) and isinstance(content[0], dict) and content[0].get("type") in (
+        "thinking", "redacted_thinking")
+
+
+@st.composite
+def _thinking_on(draw: st.DrawFn, base: st.SearchStrategy[list[Msg]]) -> list[Msg]:
+    """``base``'s history as a session with extended thinking on stores it: each assistant message
+    with ``tool_use`` opens with its reasoning (one block, now and then a ``thinking`` and a
+    ``redacted_thinking`` one, as the API returns them when part of the reasoning was redacted), and
+    an answer now and then."""
+    out: list[Msg] = []
+    for message in draw(base):
+        content = message.get("content")
+        if message.get("role") != "assistant" or not isinstance(content, list) or _opens_with_reasoning(content):
+            out.append(message)
+            continue
+        calls = any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content)
+        if not draw(chance(90 if calls else 30)):
+            out.append(message)
+            continue
+        blocks = [_reasoning_block(draw)]
+        if draw(chance(15)):
+            blocks.append(_reasoning_block(draw))
+        out.append({**message, "content": [*blocks, *content]})
+    return out
 
 
 #: The dialects whose instructions are messages (no separate system prompt param).

@@ -1,0 +1,138 @@
+"""Reasoning travels with its item (contract §10.8), judged on ``trim`` in the dialect the target declares.
+
+A provider that reasons before a call wants that reasoning back, byte for byte, with the message it
+came with (domain §5.8): a signature that changed, a thinking text that was cut, a
+``reasoning_content`` dropped from the turn being answered is a 400 or a model that forgot why it
+called. So every returned message that comes from an input message carries that message's
+reasoning unchanged, or (only under ``trimReasoning=strip``) none of it; and under
+``reasoningRequired=current-turn`` the assistant messages after the last user message keep theirs.
+
+The answer is compared with the input by the properties' own JSON reading
+(``chat_yardsticks``): each returned message is paired with the input message it comes from, the
+reasoning of both set aside, and only then are the two reasonings compared. Which messages a
+trimmer keeps is §10.2's; that a message stripped where it may not be is not invented is §10.2's
+too (it matches it), and the finding is this property's. The ``openai-responses`` dialect (a
+``reasoning`` item before its item) is not judged here: its items are not messages carrying their
+reasoning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from hypothesis.strategies import SearchStrategy
+
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check
+from ctxmodel.properties.chat_yardsticks import (
+    CHAT,
+    is_partial_of,
+    is_pruned_of,
+    last_user_index,
+    less_reasoning,
+    reasoning_of,
+)
+from ctxmodel.properties.json_reading import canon, short
+from ctxmodel.properties.suite_trim import answer
+
+Msg = dict[str, Any]
+
+#: The broken trimmers of this clause (``tests/targets/broken_reasoning.py``), one bug each.
+_B = "python:tests.targets.broken_reasoning"
+
+
+def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
+    from ctxmodel.strategies.trim import trim_requests
+
+    return trim_requests(policies)
+
+
+def pair_with_input(output: Sequence[Msg], history: Sequence[Msg], dialect: str, partial: bool) -> list[int | None]:
+    """For each returned message, the index of the input message it comes from, or ``None`` when
+    none is (an invented message, §10.2's to report). An equal message first (the earliest after the
+    last one paired, else any: a moved message carries its own reasoning); else one equal with both
+    reasonings set aside, a partial of it under ``partial``, or it less some calls: the input
+    message whose reasoning this one should carry, earliest after the last one paired first, so
+    that of two messages alike but for their reasoning the one in order is taken."""
+    keys = [canon(m) for m in history]
+    bare = [less_reasoning(m, dialect) for m in history]
+    bare_keys = [canon(m) for m in bare]
+    out: list[int | None] = []
+    at = 0
+    for message in output:
+        order = [*range(at, len(history)), *range(at)]
+        key = canon(message)
+        found = next((i for i in order if keys[i] == key), None)
+        if found is None:
+            mine = less_reasoning(message, dialect)
+            mine_key = canon(mine)
+            found = next((i for i in order if bare_keys[i] == mine_key or (partial and is_partial_of(mine, bare[i]))
+                          or is_pruned_of(mine, bare[i])), None)
+        out.append(found)
+        if found is not None and found >= at:
+            at = found + 1
+    return out
+
+
+def _what(dialect: str) -> str:
+    return "its reasoning_content" if dialect == CHAT else "its thinking and redacted_thinking blocks"
+
+
+@check(
+    "trim.reasoning-travels",
+    op="trim",
+    clause="contract §10.8",
+    summary="A returned message carries its input message's reasoning unchanged (Anthropic thinking and "
+            "redacted_thinking blocks, a Chat reasoning_content), or none of it only under trimReasoning=strip; "
+            "under reasoningRequired=current-turn every assistant message after the last user message keeps its "
+            "reasoning.",
+    params=_requests,
+    policies=("dialect", "trimReasoning", "reasoningRequired", "trimPartial"),
+    dialects=("anthropic", CHAT),
+    witnesses=(
+        Witness(f"{_B}:DropsSignatures", "reasoning-edited"),
+        Witness(f"{_B}:CutsLongReasoningChat", "reasoning-edited"),
+        Witness(f"{_B}:StripsThinking", "reasoning-stripped"),
+        Witness(f"{_B}:StripsReasoningChat", "reasoning-stripped"),
+        Witness(f"{_B}:StripsTheCurrentTurn", "current-reasoning-stripped"),
+        Witness(f"{_B}:StripsTheCurrentTurnChat", "current-reasoning-stripped"),
+    ),
+)
+def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
+    out = answer(ex.result)[0]
+    if out is None:
+        return
+    history: list[Msg] = ex.params["messages"]
+    dialect = str(probe.policies.get("dialect", "anthropic"))
+    strip = probe.policies.get("trimReasoning", "keep") == "strip"
+    current = probe.policies.get("reasoningRequired", "no") == "current-turn"
+    partial = probe.policies.get("trimPartial", "no") == "yes"
+    last_user = last_user_index(history, dialect)
+    turn_starts = -1 if last_user is None else last_user  # no user message: the whole history is the turn
+    found: dict[str, Finding] = {}
+    for j, i in enumerate(pair_with_input(out, history, dialect, partial)):
+        if i is None:
+            continue
+        message, original = out[j], history[i]
+        mine, theirs = reasoning_of(message, dialect), reasoning_of(original, dialect)
+        if canon(mine) == canon(theirs):
+            continue
+        where = f"messages.{j} of the answer (from messages.{i} of the input: {short(original, 80)})"
+        if mine:
+            found.setdefault("reasoning-edited", Finding.fail(
+                f"{where} carries reasoning that is not its input message's: {short(mine, 80)} where the input "
+                f"had {short(theirs, 80) if theirs else 'none'}",
+                "reasoning returned as the input's, unchanged: never edited, cut, rebuilt or added (§10.8)",
+                code="reasoning-edited"))
+        elif not strip:
+            found.setdefault("reasoning-stripped", Finding.fail(
+                f"{where} is returned without {_what(dialect)}, and the target declares trimReasoning=keep",
+                "under trimReasoning=keep a returned message keeps all of its reasoning (§10.8)",
+                code="reasoning-stripped"))
+        elif current and original.get("role") == "assistant" and i > turn_starts:
+            found.setdefault("current-reasoning-stripped", Finding.fail(
+                f"{where} is an assistant message after the input's last user message, returned without "
+                f"{_what(dialect)}, and the target declares reasoningRequired=current-turn",
+                "the current turn's assistant messages keep their reasoning: the provider refuses them "
+                "without it (§10.8, domain §5.8)", code="current-reasoning-stripped"))
+    yield from found.values()
