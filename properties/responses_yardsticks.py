@@ -80,33 +80,70 @@ def responses_pairing_violations(items: Sequence[Item]) -> Counter[tuple[str, st
     return out
 
 
-def _bound(history: Sequence[Item]) -> list[tuple[int, int]]:
-    """``(reasoning index, following index)`` for each reasoning item of the input and the item after it."""
-    return [(n, n + 1) for n in range(len(history) - 1)
-            if _kind(history[n]) == "reasoning" and _produced(history[n + 1])]
+def _reasoning_before(history: Sequence[Item]) -> dict[int, int]:
+    """For each input item a reasoning item came right before (and produced), that reasoning item's index."""
+    return {n + 1: n for n in range(len(history) - 1)
+            if _kind(history[n]) == "reasoning" and _produced(history[n + 1])}
 
 
-def _positions(output: Sequence[Item]) -> dict[str, list[int]]:
+def _candidates(history: Sequence[Item]) -> dict[str, list[int]]:
     where: dict[str, list[int]] = {}
-    for j, item in enumerate(output):
-        where.setdefault(canon(item), []).append(j)
+    for n, item in enumerate(history):
+        where.setdefault(canon(item), []).append(n)
     return where
+
+
+def _without_reasoning(output: Sequence[Item], history: Sequence[Item]) -> list[tuple[int, int, int]]:
+    """``(answer index, input index, reasoning index)`` of each returned item that is, whichever input
+    item equal to it it is taken for, one a reasoning item came before in the input and that is not
+    returned right after that reasoning item. An item equal to one without reasoning before it is
+    taken for that one: a judge reads the answer in the way that breaks nothing, never guesses."""
+    before = _reasoning_before(history)
+    where = _candidates(history)
+    out: list[tuple[int, int, int]] = []
+    for j, item in enumerate(output):
+        if _kind(item) == "reasoning":
+            continue
+        found = where.get(canon(item), [])
+        if not found or any(i not in before for i in found):
+            continue
+        previous = canon(output[j - 1]) if j > 0 else None
+        if any(previous == canon(history[before[i]]) for i in found):
+            continue
+        out.append((j, found[0], before[found[0]]))
+    return out
+
+
+def _reasoning_alone(output: Sequence[Item], history: Sequence[Item]) -> list[tuple[int, int, int]]:
+    """``(answer index, reasoning index, item index)`` of each returned reasoning item that is, whichever
+    input reasoning item equal to it it is taken for, one whose following input item has an ``id`` and
+    is not returned right after it."""
+    before = _reasoning_before(history)
+    bound = {r: f for f, r in before.items()}
+    where = _candidates(history)
+    out: list[tuple[int, int, int]] = []
+    for k, item in enumerate(output):
+        if _kind(item) != "reasoning":
+            continue
+        found = where.get(canon(item), [])
+        if not found or any(r not in bound or not isinstance(history[bound[r]].get("id"), str) for r in found):
+            continue
+        following = canon(output[k + 1]) if k + 1 < len(output) else None
+        if any(following == canon(history[bound[r]]) for r in found):
+            continue
+        out.append((k, found[0], bound[found[0]]))
+    return out
 
 
 def separations(output: Sequence[Item], history: Sequence[Item]) -> Counter[tuple[str, str]]:
     """§10.1's two comparison rules: an item with an ``id`` that followed a reasoning item in the input,
     and that reasoning item, returned one without the other (by the item's id)."""
     out: Counter[tuple[str, str]] = Counter()
-    where = _positions(output)
-    for r, f in _bound(history):
-        following = history[f]
-        if not isinstance(following.get("id"), str):
-            continue
-        has_r, has_f = canon(history[r]) in where, canon(following) in where
-        if has_r and not has_f:
-            out[("reasoning-without-its-item", str(following["id"]))] += 1
-        elif has_f and not has_r:
-            out[("item-without-its-reasoning", str(following["id"]))] += 1
+    for _, _, f in _reasoning_alone(output, history):
+        out[("reasoning-without-its-item", str(history[f].get("id")))] += 1
+    for j, i, _ in _without_reasoning(output, history):
+        if isinstance(output[j].get("id"), str):
+            out[("item-without-its-reasoning", str(history[i]["id"]))] += 1
     return out
 
 
@@ -131,18 +168,12 @@ def reasoning_findings(output: Sequence[Item], history: Sequence[Item],
     strip = policies.get("trimReasoning", "keep") == "strip"
     current = policies.get("reasoningRequired", "no") == "current-turn"
     last_user = _last_user(history)
-    where = _positions(output)
+    turn_starts = -1 if last_user is None else last_user  # no user message: the whole history is the turn
     codes: set[str] = {code for code, _ in found}
-    for r, f in _bound(history):
-        spots = where.get(canon(history[f]))
-        if not spots:
-            continue
-        with_it = any(j > 0 and canon(output[j - 1]) == canon(history[r]) for j in spots)
-        if with_it:
-            continue
-        what = (f"input.{f} of the input ({_kind(history[f])}) is returned without the reasoning item input.{r} "
-                "that came right before it")
-        if current and f > (-1 if last_user is None else last_user) and "current-reasoning-stripped" not in codes:
+    for j, f, r in _without_reasoning(output, history):
+        what = (f"input.{j} of the answer ({_kind(output[j])}, input.{f} of the input) is returned without the "
+                f"reasoning item input.{r} that came right before it")
+        if current and f > turn_starts and "current-reasoning-stripped" not in codes:
             found.append(("current-reasoning-stripped", what + ", in the turn being answered"))
             codes.add("current-reasoning-stripped")
         elif not strip and "reasoning-stripped" not in codes:

@@ -11,9 +11,11 @@ The answer is compared with the input by the properties' own JSON reading
 (``chat_yardsticks``): each returned message is paired with the input message it comes from, the
 reasoning of both set aside, and only then are the two reasonings compared. Which messages a
 trimmer keeps is §10.2's; that a message stripped where it may not be is not invented is §10.2's
-too (it matches it), and the finding is this property's. The ``openai-responses`` dialect (a
-``reasoning`` item before its item) is not judged here: its items are not messages carrying their
-reasoning.
+too (it matches it), and the finding is this property's. In ``openai-responses`` reasoning is an
+item of its own, bound to the item after it: a reasoning item returned is one of the input's,
+unchanged, and an item returned that followed one in the input comes right after it, where the
+declared mode requires (``responses_yardsticks.reasoning_findings``); a reasoning item dropped with
+its item is a dropped item, §10.2's and §10.1's to judge.
 """
 
 from __future__ import annotations
@@ -33,12 +35,15 @@ from ctxmodel.properties.chat_yardsticks import (
     reasoning_of,
 )
 from ctxmodel.properties.json_reading import canon, short
+from ctxmodel.properties.responses_yardsticks import RESPONSES, reasoning_findings
 from ctxmodel.properties.suite_trim import answer
 
 Msg = dict[str, Any]
 
-#: The broken trimmers of this clause (``tests/targets/broken_reasoning.py``), one bug each.
+#: The broken trimmers of this clause (``tests/targets/broken_reasoning.py``), one bug each; those of
+#: Responses items.
 _B = "python:tests.targets.broken_reasoning"
+_R = "python:tests.targets.responses_trimmers"
 
 
 def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -74,6 +79,14 @@ def pair_with_input(output: Sequence[Msg], history: Sequence[Msg], dialect: str,
     return out
 
 
+_EXPECTED = {
+    "reasoning-edited": "reasoning returned as the input's, unchanged: never edited, cut, rebuilt or added (§10.8)",
+    "reasoning-stripped": "under trimReasoning=keep an item returned keeps the reasoning item right before it (§10.8)",
+    "current-reasoning-stripped": "the current turn's items keep their reasoning: the provider refuses them without "
+                                  "it (§10.8, domain §5.8)",
+}
+
+
 def _what(dialect: str) -> str:
     return "its reasoning_content" if dialect == CHAT else "its thinking and redacted_thinking blocks"
 
@@ -85,10 +98,10 @@ def _what(dialect: str) -> str:
     summary="A returned message carries its input message's reasoning unchanged (Anthropic thinking and "
             "redacted_thinking blocks, a Chat reasoning_content), or none of it only under trimReasoning=strip; "
             "under reasoningRequired=current-turn every assistant message after the last user message keeps its "
-            "reasoning.",
+            "reasoning; a Responses reasoning item returned unchanged, right before the item it came before.",
     params=_requests,
     policies=("dialect", "trimReasoning", "reasoningRequired", "trimPartial"),
-    dialects=("anthropic", CHAT),
+    dialects=("anthropic", CHAT, RESPONSES),
     witnesses=(
         Witness(f"{_B}:DropsSignatures", "reasoning-edited"),
         Witness(f"{_B}:CutsLongReasoningChat", "reasoning-edited"),
@@ -96,6 +109,10 @@ def _what(dialect: str) -> str:
         Witness(f"{_B}:StripsReasoningChat", "reasoning-stripped"),
         Witness(f"{_B}:StripsTheCurrentTurn", "current-reasoning-stripped"),
         Witness(f"{_B}:StripsTheCurrentTurnChat", "current-reasoning-stripped"),
+        Witness(f"{_R}:DropsEmptySummary", "reasoning-edited"),
+        Witness(f"{_R}:EditsEncryptedContent", "reasoning-edited"),
+        Witness(f"{_R}:StripsReasoningUnderKeep", "reasoning-stripped"),
+        Witness(f"{_R}:StripsTheCurrentTurn", "current-reasoning-stripped"),
     ),
 )
 def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -104,6 +121,10 @@ def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         return
     history: list[Msg] = ex.params["messages"]
     dialect = str(probe.policies.get("dialect", "anthropic"))
+    if dialect == RESPONSES:
+        for code, what in reasoning_findings(out, history, probe.policies):
+            yield Finding.fail(what, _EXPECTED[code], code=code)
+        return
     strip = probe.policies.get("trimReasoning", "keep") == "strip"
     current = probe.policies.get("reasoningRequired", "no") == "current-turn"
     partial = probe.policies.get("trimPartial", "no") == "yes"
