@@ -87,6 +87,23 @@ _EXPECTED = {
 }
 
 
+def _went_with_its_calls(message: Msg, original: Msg, dialect: str) -> bool:
+    """Under ``trimToolCalls=pairs``, an assistant message that lost every call it made (and, in Chat,
+    its text) may lose the reasoning that produced them: the reasoning went with what it came before,
+    which is what §10.8 asks (the AI SDK's ``pruneMessages`` drops a reasoning part whose following
+    parts were all pruned)."""
+    if dialect == CHAT:
+        calls = original.get("tool_calls")
+        return (isinstance(calls, list) and bool(calls) and not message.get("tool_calls")
+                and message.get("content") in (None, "", []))
+    before = original.get("content")
+    after = message.get("content")
+    uses = [b for b in before if isinstance(b, Mapping) and b.get("type") == "tool_use"] if isinstance(before, list) \
+        else []
+    return bool(uses) and isinstance(after, list) and not any(
+        isinstance(b, Mapping) and b.get("type") == "tool_use" for b in after)
+
+
 def _what(dialect: str) -> str:
     return "its reasoning_content" if dialect == CHAT else "its thinking and redacted_thinking blocks"
 
@@ -100,7 +117,7 @@ def _what(dialect: str) -> str:
             "under reasoningRequired=current-turn every assistant message after the last user message keeps its "
             "reasoning; a Responses reasoning item returned unchanged, right before the item it came before.",
     params=_requests,
-    policies=("dialect", "trimReasoning", "reasoningRequired", "trimPartial"),
+    policies=("dialect", "trimReasoning", "reasoningRequired", "trimPartial", "trimToolCalls"),
     dialects=("anthropic", CHAT, RESPONSES),
     witnesses=(
         Witness(f"{_B}:DropsSignatures", "reasoning-edited"),
@@ -128,6 +145,7 @@ def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     strip = probe.policies.get("trimReasoning", "keep") == "strip"
     current = probe.policies.get("reasoningRequired", "no") == "current-turn"
     partial = probe.policies.get("trimPartial", "no") == "yes"
+    pruned = probe.policies.get("trimToolCalls", "keep") == "pairs"
     last_user = last_user_index(history, dialect)
     turn_starts = -1 if last_user is None else last_user  # no user message: the whole history is the turn
     found: dict[str, Finding] = {}
@@ -145,6 +163,8 @@ def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                 f"had {short(theirs, 80) if theirs else 'none'}",
                 "reasoning returned as the input's, unchanged: never edited, cut, rebuilt or added (§10.8)",
                 code="reasoning-edited"))
+        elif pruned and _went_with_its_calls(message, original, dialect):
+            continue
         elif not strip:
             found.setdefault("reasoning-stripped", Finding.fail(
                 f"{where} is returned without {_what(dialect)}, and the target declares trimReasoning=keep",

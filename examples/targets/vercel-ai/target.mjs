@@ -215,7 +215,18 @@ const CONFIGURATIONS = {
   },
   "tool-calls-read-file": { reasoning: "none", toolCalls: [{ type: "all", tools: ["read_file"] }], emptyMessages: "remove" },
   "reasoning-all": { reasoning: "all", toolCalls: "none", emptyMessages: "remove" },
+  "reasoning-before-last-message": { reasoning: "before-last-message", toolCalls: "none", emptyMessages: "remove" },
   defaults: { reasoning: "none", toolCalls: [], emptyMessages: "remove" },
+};
+
+// What each `reasoning` value declares (contract §10.8): "none" keeps it; "all" strips it, for a
+// provider that takes a message with or without it; "before-last-message" strips it from every
+// message but the last, so that the reasoning the model is working from stays: declared for the
+// providers that need the current turn's reasoning back (Anthropic thinking, DeepSeek thinking mode).
+const REASONING_POLICIES = {
+  none: {},
+  all: { trimReasoning: "strip" },
+  "before-last-message": { trimReasoning: "strip", reasoningRequired: "current-turn" },
 };
 
 const name = kit.selectConfiguration(Object.keys(CONFIGURATIONS));
@@ -229,7 +240,10 @@ kit.serve({
   tokenizer: { encoding: "o200k_base", fudge: 1 },
   // Its unit is a call with its results: an assistant message less the calls pruned with their
   // results is what it is documented to send (contract §10, trimToolCalls=pairs).
-  policies: { trimBudget: "none", trimSystem: "keep", trimLastUser: "keep", trimPartial: "no", trimToolCalls: "pairs" },
+  policies: {
+    trimBudget: "none", trimSystem: "keep", trimLastUser: "keep", trimPartial: "no", trimToolCalls: "pairs",
+    ...REASONING_POLICIES[options.reasoning],
+  },
   describe: { options: JSON.stringify(options) },
   ops: {
     trim: (params) => pruneWith(options, params),
