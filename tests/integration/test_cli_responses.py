@@ -69,3 +69,18 @@ def test_show_marks_what_the_oracle_points_at(capsys: pytest.CaptureFixture[str]
     code, out, _ = run(["validate", "--show", str(EXAMPLES / "unanswered-parallel-call.json")], capsys)
     assert code == 1
     assert any(line.startswith(">> #2 ") and " call " in line for line in out.splitlines())
+
+
+def test_the_guides_responses_trimmer_is_gated_in_one_command(tmp_path: Path) -> None:
+    """docs/gating-python-libraries.md's own trimmer of Responses items passes every trim property."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(EXAMPLES), HYPOTHESIS_STORAGE_DIRECTORY=str(tmp_path / "db"))
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxmodel", "check", "--target", "python:my_window", "--ops", "trim,count",
+         "--profile", "ci", "--max-examples", "15", "--fixtures", str(tmp_path / "fx")],
+        capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "trim.reasoning-travels" in done.stdout and "trim.accepted" in done.stdout
