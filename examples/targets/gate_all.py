@@ -33,7 +33,8 @@ def fixtures(folder: Path) -> list[dict[str, Any]]:
         data = json.loads(path.read_text(encoding="utf-8"))
         messages = data.get("params", {}).get("messages")
         found.append({"kind": data.get("kind") or data.get("property"), "messages": len(messages)
-                      if isinstance(messages, list) else None, "fixture": str(path.relative_to(ROOT))})
+                      if isinstance(messages, list) else None,
+                      "fixture": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)})
     return found
 
 
