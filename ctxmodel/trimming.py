@@ -51,7 +51,7 @@ class Trimmed:
 
 
 def _is_message_item(message: Msg) -> bool:
-    return message.get("type", "message") == "message"
+    return bool(message.get("type", "message") == "message")
 
 
 def is_system(message: Msg, dialect: str) -> bool:

@@ -38,7 +38,7 @@ RESPONSES = "openai-responses"
 
 def is_message_item(item: Item) -> bool:
     """A ``message`` item: its ``type`` says so, or it has none (the easy input message)."""
-    return item.get("type", "message") == "message"
+    return bool(item.get("type", "message") == "message")
 
 
 def _kind(item: Item) -> Any:
