@@ -27,7 +27,7 @@ def test_section_10_8_has_its_property_with_a_witness_per_code() -> None:
     assert prop.clause == "contract §10.8" and prop in TRIM_OP_PROPERTIES
     assert {w.code for w in prop.witnesses} == {"reasoning-edited", "reasoning-stripped",
                                                 "current-reasoning-stripped"}
-    assert set(prop.policies) == {"dialect", "trimReasoning", "reasoningRequired", "trimPartial"}
+    assert set(prop.policies) == {"dialect", "trimReasoning", "reasoningRequired", "trimPartial", "trimToolCalls"}
 
 
 #: One per dialect in the default tier (a worker process judged on every trim property, 10-20 s on
