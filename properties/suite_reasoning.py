@@ -148,6 +148,8 @@ def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     pruned = probe.policies.get("trimToolCalls", "keep") == "pairs"
     last_user = last_user_index(history, dialect)
     turn_starts = -1 if last_user is None else last_user  # no user message: the whole history is the turn
+    turn = "the input has no user message: it is all one turn" if last_user is None else (
+        f"after the input's last user message, messages.{last_user}")
     found: dict[str, Finding] = {}
     for j, i in enumerate(pair_with_input(out, history, dialect, partial)):
         if i is None:
@@ -172,7 +174,7 @@ def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                 code="reasoning-stripped"))
         elif current and original.get("role") == "assistant" and i > turn_starts:
             found.setdefault("current-reasoning-stripped", Finding.fail(
-                f"{where} is an assistant message after the input's last user message, returned without "
+                f"{where} is an assistant message of the current turn ({turn}), returned without "
                 f"{_what(dialect)}, and the target declares reasoningRequired=current-turn",
                 "the current turn's assistant messages keep their reasoning: the provider refuses them "
                 "without it (§10.8, domain §5.8)", code="current-reasoning-stripped"))
