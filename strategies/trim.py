@@ -91,6 +91,8 @@ def _thinking_on(draw: st.DrawFn, base: st.SearchStrategy[list[Msg]]) -> list[Ms
     out: list[Msg] = []
     for message in draw(base):
         content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, str) and content:
+            content = [{"type": "text", "text": content}]  # a reasoning answer is stored as blocks
         if message.get("role") != "assistant" or not isinstance(content, list) or _opens_with_reasoning(content):
             out.append(message)
             continue

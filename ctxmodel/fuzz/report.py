@@ -330,7 +330,7 @@ def _coverage_html(properties: Sequence[Mapping[str, Any]], policies: Mapping[st
             f'<td class="ev">{reached}</td></tr>'
         )
     if not rows:
-        return '<p class="none">No property of an op with a partition (recover, effective, normalize) ran.</p>'
+        return '<p class="none">No property of an op with a partition (recover, effective, normalize, trim) ran.</p>'
     ops = []
     for o in partition.op_summaries(covered, cells.excluded):
         impossible = ", ".join(name for names in o.impossible.values() for name in names)

@@ -38,11 +38,19 @@ message after it; any other message alone) and each turn is classified by the §
 reaches ``normalize:clean``, with one ``normalize:KIND`` (the defect alone), with several every
 ``normalize:A+B`` pair it holds.
 
+**trim** (contract §10, §10.1, §10.8), in every dialect: ``trim:POINT/SHAPE``, the budget point
+the request was drawn at (``fits``, ``one-turn``, ``last-turn``, ``floor``, ``impossible``,
+``anywhere``, ``suffix-cut``, ``prefix-cut``) and each binding the history holds: ``pair``,
+``parallel`` calls, an ``unanswered`` call, an ``orphan`` result, ``reasoning-call`` and
+``reasoning-message`` (reasoning bound to the call or the answer it produced), ``plain`` for none.
+A history reaches the cell of each of its shapes.
+
 A property *judges* the cells of its op that the clause it checks reads (``judged``): every recover
 property has a :class:`Plan`, declared with its check, the patterns its strategy draws one of per
 example (``*`` is any value) plus the patterns it reaches on the way.
 
-One module per op holds its cells and its classifier (``recover``, ``effective``, ``normalize``);
+One module per op holds its cells and its classifier (``recover``, ``effective``, ``normalize``,
+``trim``);
 ``patterns`` is the pattern language they share, ``classifier`` the classifier over every op and the
 cells a declared input space leaves out, ``plans`` who judges what, ``table`` the ``--coverage``
 table. This package's names are the public face; the modules import one another, never it.
@@ -77,6 +85,9 @@ from ctxmodel.partition.recover import (
     visible_kind,
 )
 from ctxmodel.partition.table import Coverage, OpSummary, Row, format_table, op_summaries
+from ctxmodel.partition.trim import POINTS as TRIM_POINTS
+from ctxmodel.partition.trim import SHAPES as TRIM_SHAPES
+from ctxmodel.partition.trim import TRIM_CELLS, history_shapes, trim_cells
 
 __all__ = [
     "CELLS",
@@ -94,6 +105,9 @@ __all__ = [
     "RECOVER_CELLS",
     "REGIMES",
     "TAGS",
+    "TRIM_CELLS",
+    "TRIM_POINTS",
+    "TRIM_SHAPES",
     "VISIBLE",
     "Coverage",
     "OpSummary",
@@ -109,6 +123,7 @@ __all__ = [
     "excluded_by",
     "format_table",
     "hidden_reasons",
+    "history_shapes",
     "judged",
     "matches",
     "normalize_cells",
@@ -121,6 +136,7 @@ __all__ = [
     "recover_parts",
     "reference_recover",
     "request_count",
+    "trim_cells",
     "visible_kind",
     "window_for",
     "within",

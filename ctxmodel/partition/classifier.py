@@ -10,6 +10,7 @@ from typing import Any
 from ctxmodel.partition.effective import EFFECTIVE_CELLS, POSITIONS, TAGS, effective_cells
 from ctxmodel.partition.normalize import NORMALIZE_CELLS, normalize_cells
 from ctxmodel.partition.recover import RECOVER_CELLS, recover_cell
+from ctxmodel.partition.trim import TRIM_CELLS, trim_cells
 
 __all__ = ["CELLS", "cells_of", "classify", "excluded_by"]
 
@@ -18,6 +19,7 @@ CELLS: dict[str, tuple[str, ...]] = {
     "recover": RECOVER_CELLS,
     "effective": EFFECTIVE_CELLS,
     "normalize": NORMALIZE_CELLS,
+    "trim": TRIM_CELLS,
 }
 
 _NO_DANGLING = "inputs=agent-stored: a rewind strips every tag naming a summary or marker it removed"
@@ -58,6 +60,8 @@ def classify(op: str, params: Mapping[str, Any]) -> set[str]:
         return effective_cells(params["messages"])
     if op == "normalize":
         return normalize_cells(params["messages"])
+    if op == "trim":
+        return trim_cells(params)
     return set()
 
 

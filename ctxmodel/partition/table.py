@@ -91,7 +91,7 @@ def format_table(
     """The ``--coverage`` table: per property the cells it judges and reached, then per op the
     cells no property reached and the impossible ones."""
     if not rows:
-        return "coverage: no property of an op with a partition (recover, effective, normalize) ran"
+        return "coverage: no property of an op with a partition (recover, effective, normalize, trim) ran"
     width = max(len(r.id) for r in rows)
     lines = [
         "coverage: the cells of each op's input partition (ctxmodel/partition/) each property reached",
