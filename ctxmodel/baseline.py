@@ -23,8 +23,9 @@ import attrs
 
 from ctxmodel.errors import UsageError
 from ctxmodel.fixtures import Fixture, FixtureError, load_fixture
-from ctxmodel.gate import Outcome, finding_key, replay
+from ctxmodel.gate import replay
 from ctxmodel.properties.catalogue import Property
+from ctxmodel.results import Outcome, finding_key
 from ctxmodel.targets.base import Target
 
 __all__ = ["Baseline", "Entry", "Verdict", "load_baseline", "mark", "replay_baseline", "verdicts"]

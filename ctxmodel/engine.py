@@ -25,17 +25,13 @@ import attrs
 
 from ctxmodel import gate
 from ctxmodel.events import Emitter, Handler, PropertyStarted, RunFinished, RunStarted
-from ctxmodel.gate import Outcome
 from ctxmodel.properties.catalogue import Property
+from ctxmodel.results import GateReport, Outcome, exit_code, judged_nothing, target_faults
 from ctxmodel.runs import (
-    GateReport,
     RunConfig,
-    exit_code,
     faulting_target,
-    judged_nothing,
     past_deadline,
     run_seed_of,
-    target_faults,
     tell_finished,
     too_many_failures,
 )

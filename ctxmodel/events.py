@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-if TYPE_CHECKING:
-    from ctxmodel.engine import GateReport
-    from ctxmodel.gate import Kind, Outcome
-    from ctxmodel.properties.catalogue import Property
+from ctxmodel.properties.catalogue import Property
+from ctxmodel.results import GateReport, Kind, Outcome
 
 __all__ = [
     "Callback",

@@ -20,7 +20,7 @@ import warnings
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 import hypothesis
@@ -45,6 +45,7 @@ from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
 from ctxmodel.properties.json_reading import Malformed
 from ctxmodel.properties.probe import TargetProbe
+from ctxmodel.results import Kind, Outcome, Status, finding_key
 from ctxmodel.strategies.labels import steering
 from ctxmodel.strategies.stored import within
 from ctxmodel.targets.base import Target, TargetFailure
@@ -52,10 +53,7 @@ from ctxmodel.trim import StopTrim, trim_request
 
 __all__ = [
     "Judgement",
-    "Kind",
-    "Outcome",
     "RunOptions",
-    "finding_key",
     "judge",
     "judge_exchange",
     "judge_primary",
@@ -64,10 +62,6 @@ __all__ = [
     "run_property",
 ]
 
-#: ``not-judged``: every input the property drew met a target fault an earlier property reported, so
-#: it judged nothing; that is not a pass (it fails the run like the fault).
-#: ``cut``: it judged examples and met no kind before an interrupt or the deadline stopped it.
-Status = Literal["passed", "failed", "skipped", "error", "never-run", "not-judged", "cut"]
 #: Distinct warnings kept per property (the rest are counted), so a noisy target stays readable.
 MAX_WARNINGS = 5
 #: Seconds a property may run before the engine says it is still at work.
@@ -168,70 +162,6 @@ def replay(
         raise FixtureError(source, "property", f"unknown property {fixture.property!r}") from None
     chosen = resolve_policies(fixture.policies, policies)
     return judge(prop, target, copy_json(fixture.params), policies=chosen, tokenizer=fixture.tokenizer)
-
-
-@attrs.frozen
-class Kind:
-    """One distinct finding of a run: its kind, its minimal input and what the target did there."""
-
-    key: str
-    finding: Finding
-    params: dict[str, Any]
-    calls: tuple[Any, ...]
-    #: The example (1-based) at which this kind was first met.
-    first_example: int
-    fixture: Path | None = None
-
-    @property
-    def severity(self) -> str:
-        return self.finding.severity
-
-
-@attrs.frozen
-class Outcome:
-    prop: Property
-    status: Status
-    #: Examples generated (shrink steps are counted apart), ``rejected`` among them.
-    examples: int = 0
-    shrink_steps: int = 0
-    #: Distinct failing kinds, each with its minimal input and fixture.
-    kinds: tuple[Kind, ...] = ()
-    #: Distinct warnings, each with its input (and its fixture).
-    warned: tuple[Kind, ...] = ()
-    warnings_total: int = 0
-    reason: str = ""
-    seconds: float = 0.0
-    flaky: bool = False
-    #: Kinds of a baseline this property still fails on (``ctxmodel.baseline``): not failures of the
-    #: run, and not shrunk again when their baseline fixture already holds a minimal input.
-    known: tuple[str, ...] = ()
-    #: Examples not judged because they met a target fault already reported (``RunOptions.known_faults``).
-    rejected: int = 0
-    #: Why the property's run was cut short (an interrupt, the run's deadline), or "".
-    cut: str = ""
-
-    @property
-    def judged(self) -> int:
-        return self.examples - self.rejected
-
-    @property
-    def failures(self) -> tuple[Finding, ...]:
-        return tuple(k.finding for k in self.kinds)
-
-    @property
-    def warnings(self) -> tuple[Finding, ...]:
-        return tuple(k.finding for k in self.warned)
-
-    @property
-    def fixtures(self) -> tuple[Path, ...]:
-        return tuple(k.fixture for k in (*self.kinds, *self.warned) if k.fixture is not None)
-
-
-def finding_key(prop: Property, finding: Finding) -> str:
-    """A target fault is one kind whichever property met it; anything else is the property's."""
-    if finding.code.startswith("target-"):
-        return finding.code
-    return f"{prop.id}/{finding.code}" if finding.code else prop.id
 
 
 _KIND_ERRORS: dict[str, type[AssertionError]] = {}

@@ -43,10 +43,10 @@ from ctxmodel.events import (
     PropertyStarted,
 )
 from ctxmodel.fixtures import write_atomic
-from ctxmodel.gate import Kind, Outcome
 from ctxmodel.parallel_worker import RECORDED_TYPES, Done, Setup, Task, apply_ops, worker_main
 from ctxmodel.properties.catalogue import Property
-from ctxmodel.runs import GateReport, RunConfig, faulting_target, past_deadline, tell_finished, too_many_failures
+from ctxmodel.results import GateReport, Kind, Outcome
+from ctxmodel.runs import RunConfig, faulting_target, past_deadline, tell_finished, too_many_failures
 
 __all__ = ["run_parallel"]
 

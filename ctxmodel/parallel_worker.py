@@ -24,9 +24,10 @@ from hypothesis.database import ExampleDatabase
 
 from ctxmodel.errors import CtxmodelError, describe_exception
 from ctxmodel.events import Callback, Emitter, Event, ExampleDrawn, FixtureWritten, Heartbeat, KindMet, WarningMet
-from ctxmodel.gate import Outcome, RunOptions, run_property
+from ctxmodel.gate import RunOptions, run_property
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Property
+from ctxmodel.results import Outcome
 from ctxmodel.targets.base import Target
 
 __all__ = ["RECORDED_TYPES", "BufferedDatabase", "Done", "Setup", "Task", "worker_main"]

@@ -17,8 +17,8 @@ import pytest
 
 if TYPE_CHECKING:
     from ctxmodel.engine import Session
-    from ctxmodel.gate import Outcome
     from ctxmodel.properties.catalogue import Property
+    from ctxmodel.results import Outcome
     from ctxmodel.targets.base import Target
 
 __all__ = ["PropertyFailure", "PropertyItem"]

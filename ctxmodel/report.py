@@ -17,7 +17,7 @@ import attrs
 
 from ctxmodel.errors import CtxmodelError
 from ctxmodel.events import Event, Heartbeat, PropertyFinished
-from ctxmodel.gate import Kind, Outcome
+from ctxmodel.results import Kind, Outcome
 
 if TYPE_CHECKING:
     from ctxmodel.baseline import Baseline, Verdict

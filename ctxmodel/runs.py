@@ -13,20 +13,16 @@ from typing import Any
 
 import attrs
 
-from ctxmodel import exitcodes
 from ctxmodel.events import Emitter, PropertyFinished, TargetFault
-from ctxmodel.gate import Outcome, RunOptions
+from ctxmodel.gate import RunOptions
 from ctxmodel.profiles import Profile
+from ctxmodel.results import Outcome, target_faults
 
 __all__ = [
-    "GateReport",
     "RunConfig",
-    "exit_code",
     "faulting_target",
-    "judged_nothing",
     "past_deadline",
     "run_seed_of",
-    "target_faults",
     "tell_finished",
     "too_many_failures",
 ]
@@ -85,15 +81,6 @@ class RunConfig:
         )
 
 
-@attrs.frozen
-class GateReport:
-    outcomes: tuple[Outcome, ...]
-    seed: int
-    profile: str
-    #: Why the run stopped early, if it did (an interrupt, the deadline, ``--max-failures``).
-    stopped: str = ""
-
-
 def run_seed_of(seed: int | None, profile: Profile) -> int:
     """The seed a run uses: the one asked for, else 0 for a deterministic profile, else a fresh one
     (printed at the end of every run so that it can be repeated)."""
@@ -136,26 +123,3 @@ def faulting_target(outcomes: Sequence[Outcome]) -> str:
     return ""
 
 
-def target_faults(outcome: Outcome) -> set[str]:
-    """The target-fault kinds an outcome reports, which no later property of the run reports again."""
-    return {k.key for k in outcome.kinds if k.key.startswith("target-")}
-
-
-def judged_nothing(outcomes: Sequence[Outcome]) -> bool:
-    """A run stopped (by its deadline or an interrupt) before any property judged an example: it
-    says nothing about the target, so it must not pass."""
-    return bool(outcomes) and not any(o.judged for o in outcomes) and \
-        any(o.status in ("never-run", "cut") for o in outcomes)
-
-
-def exit_code(outcomes: Iterable[Outcome]) -> int:
-    """Contract §9: 1 when a property failed (its fixtures are written) or judged nothing because every
-    input met a target fault reported before (the fault's fixture is written); 2 when a property could not
-    run at all (a harness or strategy problem, no fixture); else 0. Warnings fail only a strict run,
-    where they are failures already."""
-    statuses = {o.status for o in outcomes}
-    if statuses & {"failed", "not-judged"}:
-        return exitcodes.FAILED
-    if "error" in statuses:
-        return exitcodes.USAGE
-    return exitcodes.OK

@@ -125,7 +125,7 @@ def check(
     import attrs
 
     from ctxmodel import baseline as base
-    from ctxmodel import engine, gate, report
+    from ctxmodel import engine, report, results
     from ctxmodel.engine import RunConfig
     from ctxmodel.events import Callback, ExampleDrawn, PropertyFinished
     from ctxmodel.fixtures import examples_by_property
@@ -165,7 +165,7 @@ def check(
         _die(exc)
     except CtxmodelError as exc:
         _die(exc)
-    outcomes: list[gate.Outcome] = []
+    outcomes: list[results.Outcome] = []
     run_seed: int | None = seed
     stopped = ""
     code = exitcodes.OK
@@ -232,7 +232,7 @@ def check(
         result = engine.run(props, config, target=target, handlers=handlers)
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
-        code = engine.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)
+        code = results.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)
         if code == exitcodes.OK and engine.judged_nothing(outcomes):
             code = exitcodes.USAGE
         if stopped.startswith("interrupted"):
@@ -258,8 +258,7 @@ def _finish(
     an interrupt included (contract §9). With a baseline, its per-kind verdicts after the summary."""
     from ctxmodel import report
     from ctxmodel.baseline import mark, verdicts
-    from ctxmodel.engine import judged_nothing
-    from ctxmodel.gate import Outcome
+    from ctxmodel.results import Outcome, judged_nothing
 
     done = {o.prop.id for o in outcomes}
     rest = [Outcome(p, "never-run", reason=stopped or "not reached") for p in props if p.id not in done]
@@ -326,8 +325,9 @@ def replay_cmd(
     params its op cannot take: every one is named, the rest still replayed); 3: the target could not
     start."""
     from ctxmodel.fixtures import expand_paths
-    from ctxmodel.gate import finding_key, replay
+    from ctxmodel.gate import replay
     from ctxmodel.report import render_params
+    from ctxmodel.results import finding_key
     from ctxmodel.targets.spec import open_target, parse_spec
 
     try:

@@ -219,7 +219,7 @@ class AgentLoop(RuleBasedStateMachine):
 
     def _new(self, prop: Any, finding: Any) -> bool:
         """Whether a finding is of a kind the campaign does not hold yet (a known one is noted)."""
-        from ctxmodel.gate import finding_key
+        from ctxmodel.results import finding_key
 
         key = finding_key(prop, finding)
         if key in self.known:
@@ -230,7 +230,7 @@ class AgentLoop(RuleBasedStateMachine):
     def _fail(
         self, prop: Any, findings: Sequence[Any], params: Mapping[str, Any], start: int, also: tuple[str, ...] = ()
     ) -> None:
-        from ctxmodel.gate import finding_key
+        from ctxmodel.results import finding_key
 
         key = finding_key(prop, findings[0])
         findings = [f for f in findings if finding_key(prop, f) == key]

@@ -12,7 +12,7 @@ Why this shape (what long Hypothesis campaigns need: seeds, not xdist; time wher
   check wrapped: the wrapper counts examples and events live, notes failures, and is where a stop
   request ends a slice between two examples. (Hypothesis's observability callbacks would do the
   same but made examples ten times slower, measured on ``request.oracle`` against ``reference``.)
-- A failure is a kind, as in ``ctxmodel check`` (``gate.finding_key``: ``property/code``, or
+- A failure is a kind, as in ``ctxmodel check`` (``results.finding_key``: ``property/code``, or
   ``target-<fault>``). Only the coordinator writes fixtures: workers stage the gate's fixture of each
   kind in a private directory, the coordinator keeps the first of each kind and tells every worker
   that the kind is known (``gate.RunOptions.known_kinds``: met, noted, neither raised nor shrunk), so
@@ -247,7 +247,7 @@ def watched(prop: Any, watch: _Watch) -> Any:
     """``prop`` with its check wrapped by ``watch`` (same id, so the same database key and fixture
     name as an unwatched run). A finding of a kind the campaign holds is not a failure of the slice:
     the gate notes it and goes on (``known_kinds``)."""
-    from ctxmodel.gate import finding_key
+    from ctxmodel.results import finding_key
 
     original = prop.check
 

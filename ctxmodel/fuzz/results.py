@@ -1,7 +1,7 @@
 """What a campaign found, as plain values: the one shape the coordinator, report.json and the HTML
 page share, so the page's figures can be checked against report.json.
 
-A failure is a kind, as in ``ctxmodel check`` (``gate.finding_key``: ``property/code``, or
+A failure is a kind, as in ``ctxmodel check`` (``results.finding_key``: ``property/code``, or
 ``target-<fault>``): a property that fails in three distinct ways has three records, each with its
 own shrunk input and fixture."""
 
@@ -66,7 +66,7 @@ class FailureRecord:
     steps: tuple[str, ...] = ()
     #: False when the campaign stopped while Hypothesis was still shrinking it.
     shrunk: bool = True
-    #: The kind (``gate.finding_key``); empty for a finding without a code, whose kind is the property.
+    #: The kind (``results.finding_key``); empty for a finding without a code, whose kind is the property.
     kind: str = ""
 
     @builtins.property

@@ -4,7 +4,7 @@ Every machine runs its own coordinator and workers as a local campaign does; wha
 under the campaign's name the moment it is met, so a machine that dies loses nothing the others can
 read, and ``ctxmodel fuzz report --campaign NAME`` renders one report of all of them:
 
-- ``kinds``: one field per kind (``gate.finding_key``), its record and its fixture's JSON together,
+- ``kinds``: one field per kind (``results.finding_key``), its record and its fixture's JSON together,
   written with ``HSETNX``: the first machine to meet a kind claims it, atomically, and every other one
   learns that it is known (met, noted, neither raised nor shrunk again);
 - ``examples`` and ``events:<unit>``: counters (``HINCRBY``), so the report's examples, events and

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ctxmodel import engine, exitcodes, gate
+from ctxmodel import engine, exitcodes, results
 from ctxmodel.baseline import Baseline, Entry, mark, verdicts
 from ctxmodel.engine import RunConfig
 from ctxmodel.fixtures import Fixture
@@ -35,7 +35,7 @@ TOY = Property("toy.letters", "normalize", "contract §7", "no bb, no aa", _mess
                requires=frozenset({"normalize"}))
 
 
-def _run(tmp_path: Path, known: set[str], strict: bool = False) -> gate.Outcome:
+def _run(tmp_path: Path, known: set[str], strict: bool = False) -> results.Outcome:
     (outcome,) = engine.run([TOY], RunConfig(
         policies={}, profile=get_profile("ci"), fixtures_dir=tmp_path / "fx",
         max_examples=60, database=None, known_kinds=known, strict=strict,

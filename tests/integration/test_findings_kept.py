@@ -142,8 +142,9 @@ def test_a_shrunk_timeout_still_times_out_under_the_run_s_timeout(tmp_path: Path
     from ctxmodel import engine
     from ctxmodel.engine import RunConfig
     from ctxmodel.fixtures import load_fixture
-    from ctxmodel.gate import finding_key, replay
+    from ctxmodel.gate import replay
     from ctxmodel.profiles import get_profile
+    from ctxmodel.results import finding_key
     from ctxmodel.targets import open_target
     from tests.integration.test_gate import FAULTY, SHAPE
 

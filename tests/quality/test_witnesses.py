@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from hypothesis import Phase
 
-from ctxmodel.gate import Outcome, RunOptions, run_property
+from ctxmodel.gate import RunOptions, run_property
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Witness
 from ctxmodel.properties.registry import all_properties, get
+from ctxmodel.results import Outcome
 from ctxmodel.targets import Description, TargetFailure, open_target
 from ctxmodel.targets.base import OPS
 
@@ -39,7 +40,7 @@ def _outcome(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None 
     """The property's run on the target; with ``code``, the search ends once a kind of that code is met."""
     policies = resolve(target.description.policies)
 
-    # The keys a finding of that code is kept under (``gate.finding_key``): a target fault's is its
+    # The keys a finding of that code is kept under (``results.finding_key``): a target fault's is its
     # code, a property's ``id/code``, or the bare id for a finding without a code.
     wanted = set() if code is None else {code, f"{prop_id}/{code}"} if code else {prop_id}
 

@@ -78,18 +78,13 @@ def _modules() -> dict[str, Path]:
 
 
 def _imports(name: str, path: Path, known: set[str]) -> set[str]:
-    """Module-level and function-level imports of ctxmodel modules (a function-level import is still
-    a dependency; ``TYPE_CHECKING`` blocks are not)."""
+    """Every import of a ctxmodel module, wherever it stands: a function-level import is still a
+    dependency, and so is one under ``TYPE_CHECKING`` (two modules that need each other's types are
+    one concern split in two, whether or not the interpreter ever sees the circle)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
-    type_only: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            type_only.update(id(n) for n in ast.walk(node))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
