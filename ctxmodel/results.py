@@ -8,7 +8,7 @@ import none of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ __all__ = [
     "finding_key",
     "judged_nothing",
     "target_faults",
+    "verdict_code",
 ]
 
 #: ``not-judged``: every input the property drew met a target fault an earlier property reported, so
@@ -123,14 +124,23 @@ def judged_nothing(outcomes: Sequence[Outcome]) -> bool:
         any(o.status in ("never-run", "cut") for o in outcomes)
 
 
-def exit_code(outcomes: Iterable[Outcome]) -> int:
-    """Contract §9: 1 when a property failed (its fixtures are written) or judged nothing because every
-    input met a target fault reported before (the fault's fixture is written); 2 when a property could not
-    run at all (a harness or strategy problem, no fixture); else 0. Warnings fail only a strict run,
-    where they are failures already."""
+def exit_code(outcomes: Sequence[Outcome]) -> int:
+    """The exit code of a run of the engine (``check``, the plugin's session): see ``verdict_code``."""
     statuses = {o.status for o in outcomes}
-    if statuses & {"failed", "not-judged"}:
+    return verdict_code(
+        failed=bool(statuses & {"failed", "not-judged"}), unrunnable="error" in statuses,
+        judged_nothing=judged_nothing(outcomes),
+    )
+
+
+def verdict_code(*, failed: bool, unrunnable: bool, judged_nothing: bool) -> int:
+    """Contract §9, for every runner (a check, a fuzz campaign): 1 when a property failed (its fixtures
+    are written) or judged nothing because every input met a target fault reported before (the fault's
+    fixture is written); 2 when a property could not run at all (a harness or strategy problem, no
+    fixture) or the run stopped before any property judged an example (it says nothing of the
+    target); else 0. Warnings fail only a strict run, where they are failures already."""
+    if failed:
         return exitcodes.FAILED
-    if "error" in statuses:
+    if unrunnable or judged_nothing:
         return exitcodes.USAGE
     return exitcodes.OK

@@ -233,8 +233,6 @@ def check(
         outcomes[:] = list(result.outcomes)
         stopped = result.stopped
         code = results.exit_code([base.mark(o, known) for o in outcomes] if known is not None else outcomes)
-        if code == exitcodes.OK and engine.judged_nothing(outcomes):
-            code = exitcodes.USAGE
         if stopped.startswith("interrupted"):
             code = exitcodes.TERMINATED if "SIGTERM" in stopped else exitcodes.INTERRUPTED
     except KeyboardInterrupt:

@@ -48,7 +48,6 @@ from typing import Any, TextIO
 
 import attrs
 
-from ctxmodel import exitcodes
 from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, TargetError, UsageError
 from ctxmodel.fuzz.database import DEFAULT_DB, KeepingDatabase, check_database, describe_database, open_database
@@ -57,6 +56,7 @@ from ctxmodel.fuzz.progress import Progress
 from ctxmodel.fuzz.report import write_report
 from ctxmodel.fuzz.results import CampaignResult, FailureRecord, PropertyStats
 from ctxmodel.fuzz.shared_campaign import SharedCampaign, check_name, load_result
+from ctxmodel.results import verdict_code
 
 __all__ = [
     "AGENT_LOOP_ID",
@@ -620,8 +620,13 @@ class _Run:
             )
             for s in self.states.values()
         )
-        errors = any(s.error for s in self.states.values())
-        code = exitcodes.FAILED if self.failures else (exitcodes.USAGE if errors else exitcodes.OK)
+        # The rules of ``check`` (``results.verdict_code``); a campaign's stop signal is how it is
+        # meant to end, so an interrupted campaign exits with its verdict, not 130.
+        ran = [s for s in self.states.values() if not s.spec.skipped]
+        code = verdict_code(
+            failed=bool(self.failures), unrunnable=any(s.error for s in self.states.values()),
+            judged_nothing=bool(ran) and not any(s.examples for s in ran),
+        )
         return CampaignResult(
             target=self.target_info,
             policies=self.policies,

@@ -27,10 +27,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ctxmodel import exitcodes
 from ctxmodel.errors import UsageError
 from ctxmodel.fuzz.database import describe_database, is_redis
 from ctxmodel.fuzz.results import CampaignResult, FailureRecord, PropertyStats
+from ctxmodel.results import verdict_code
 
 __all__ = ["KEY_PREFIX", "SharedCampaign", "check_name", "load_result", "write_fixtures"]
 
@@ -209,7 +209,9 @@ class SharedCampaign:
         end = now if running or not finished else max(finished)
         duration = max(end - started, 1e-9)
         stops = sorted({str(m.get("stopped", "running")) for m in machines}) or ["running"]
-        code = exitcodes.FAILED if kinds else (exitcodes.USAGE if errors else exitcodes.OK)
+        ran = [unit["id"] for unit in units if not unit.get("skipped")]
+        code = verdict_code(failed=bool(kinds), unrunnable=bool(errors),
+                            judged_nothing=bool(ran) and not any(examples.get(uid, 0) for uid in ran))
         return CampaignResult(
             target=json.loads(meta["target"]),
             policies=json.loads(meta["policies"]),
