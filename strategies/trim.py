@@ -1,6 +1,7 @@
 """``trim`` requests in the target's declared dialect (contract §10), budgets placed where it matters.
 
-A trimmer's behaviour changes at a few budgets: the history fits untouched; one turn must go; all
+A trimmer's behaviour changes at a few budgets: the history fits untouched; it is a few tokens over,
+so the trimmer must first act (and its cheapest fix is the likeliest to break a rule); one turn must go; all
 but the last turn must go; only the floor (what the declared policies keep) is left; not even that
 fits, so the answer is the controlled error. The budget is drawn at those points (each exactly, and
 one token either side, where off-by-one bugs live), anywhere in between, and at every message
@@ -48,7 +49,7 @@ Msg = dict[str, Any]
 
 #: Where a budget is placed (see the module): each an ``event`` label of the draw.
 BUDGET_POINTS: tuple[str, ...] = (
-    "fits", "one-turn", "last-turn", "floor", "impossible", "anywhere", "suffix-cut", "prefix-cut",
+    "fits", "just-over", "one-turn", "last-turn", "floor", "impossible", "anywhere", "suffix-cut", "prefix-cut",
 )
 
 
@@ -219,6 +220,10 @@ def _request(draw: st.DrawFn, dialect: str, policies: Mapping[str, str]) -> dict
         spec = {"at": "floor", "delta": -1 - draw(st.integers(0, 50))}
     elif point == "fits":
         spec = {"at": "all", "delta": near + draw(st.integers(0, 200))}
+    elif point == "just-over":
+        # A few tokens under the whole's count: where a trimmer first has to act, and the cheapest fix
+        # it finds (one reasoning item stripped, one old result dropped) is the likeliest to break a rule.
+        spec = {"at": "all", "delta": -1 - draw(st.integers(0, 24))}
     else:
         spec = {"at": {"one-turn": "drop-first-turn", "last-turn": "last-turn", "floor": "floor"}[point],
                 "delta": near}

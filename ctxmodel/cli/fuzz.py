@@ -1,11 +1,12 @@
 """``ctxmodel fuzz``: a campaign of many workers on a shared example database, and
 ``ctxmodel fuzz report``: the one report of a campaign that machines joined through Redis.
 
-Exit codes are contract §9's: 0 every property held for the whole campaign, 1 a property failed
-(its fixtures are written), 2 usage or input error (or a property that could not run at all, or a
+Exit codes are contract §9's: 0 every property held for the whole campaign, 1 a property failed (its
+fixtures are written), 2 usage or input error (or a property that could not run at all, or a
 campaign that stopped before it judged one example), 3 the target could not be started; the rules
-are ``ctxmodel check``'s (``ctxmodel.results.verdict_code``). A stop by Ctrl-C or SIGTERM exits the same way, by what was found. A
-machine that joined a ``--campaign`` exits by what the whole campaign holds, as its report shows.
+are ``ctxmodel check``'s (``ctxmodel.results.verdict_code``). A stop by Ctrl-C or SIGTERM exits the
+same way, by what was found: it is how a campaign is meant to end. A machine that joined a
+``--campaign`` exits by what the whole campaign holds, as its report shows.
 """
 
 from __future__ import annotations

@@ -2,12 +2,13 @@
 
 A trimmer goes wrong where its cut meets a binding: a call and its result, parallel calls, reasoning
 and the call or message it produced, a result whose call is already gone, a call still in flight.
-And it goes wrong at a few budgets: the history fits; one turn, all but the last turn, all but the
-floor must go; not even the floor fits; a cut between two messages. So one axis is the budget point
-the request was drawn at (``POINT``, read from the ``_budget`` key :mod:`ctxmodel.strategies.trim`
-places; ``given`` for a request that names ``maxTokens`` itself), the other every binding the history holds
-(``SHAPE``; ``plain`` when it holds none). A history reaches the cell of each of its shapes at its
-one point: a property that never met reasoning bound to a call at the floor budget says so.
+And it goes wrong at a few budgets: the history fits; it is a few tokens over; one turn, all but the
+last turn, all but the floor must go; not even the floor fits; a cut between two messages. So one
+axis is the budget point the request was drawn at (``POINT``, read from the ``_budget`` key
+:mod:`ctxmodel.strategies.trim` places; ``given`` for a request that names ``maxTokens`` itself),
+the other every binding the history holds (``SHAPE``; ``plain`` when it holds none). A history
+reaches the cell of each of its shapes at its one point: a property that never met reasoning bound
+to a call at the floor budget says so.
 
 The shapes are read from the wire JSON of each dialect (domain §5.1, §5.6, §5.7, §5.8), not with a
 dialect's codec: a classifier must read a hand-written or a broken history without raising.
@@ -21,12 +22,13 @@ from typing import Any
 __all__ = ["POINTS", "SHAPES", "TRIM_CELLS", "budget_point", "history_shapes", "trim_cells"]
 
 #: Where the budget lies (contract §10), read from the ``_budget`` point
-#: :mod:`ctxmodel.strategies.trim` draws: at the whole history's count (a token under it, or above),
+#: :mod:`ctxmodel.strategies.trim` draws: at the whole history's count (or above it), a few tokens under it,
 #: the count without the first turn, of the last turn, of the floor (a token either way, or more),
 #: below the floor, at the count of the newest or the oldest ``k`` messages, a number of tokens, and
 #: no budget at all (``trimBudget=none``).
 POINTS: tuple[str, ...] = (
-    "whole", "one-turn", "last-turn", "floor", "below-floor", "suffix-cut", "prefix-cut", "tokens", "unbounded",
+    "whole", "just-over", "one-turn", "last-turn", "floor", "below-floor", "suffix-cut", "prefix-cut", "tokens",
+    "unbounded",
 )
 
 _AT = {"all": "whole", "drop-first-turn": "one-turn", "last-turn": "last-turn", "newest": "suffix-cut",
@@ -61,6 +63,8 @@ def budget_point(params: Mapping[str, Any]) -> str:
     at = budget.get("at")
     if at == "floor":
         return "floor" if int(budget.get("delta", 0)) >= 0 else "below-floor"
+    if at == "all" and int(budget.get("delta", 0)) < 0:
+        return "just-over"
     if at not in _AT:
         raise ValueError(f"_budget.at: unknown budget point {at!r}")
     return _AT[at]

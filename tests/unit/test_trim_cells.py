@@ -71,6 +71,9 @@ def test_a_request_reaches_each_shape_at_its_point() -> None:
         "trim:below-floor/unanswered"}
     assert cells_of("trim", {"messages": items, "_budget": {"at": "newest", "k": 1}}) == {
         "trim:suffix-cut/unanswered"}
+    assert cells_of("trim", {"messages": items, "_budget": {"at": "all", "delta": 0}}) == {"trim:whole/unanswered"}
+    assert cells_of("trim", {"messages": items, "_budget": {"at": "all", "delta": -3}}) == {
+        "trim:just-over/unanswered"}
     assert cells_of("trim", {"messages": items, "maxTokens": 9}) == {"trim:given/unanswered"}
     assert cells_of("trim", {"messages": items}) == {"trim:unbounded/unanswered"}
     assert cells_of("trim", {"messages": items, "_budget": {"at": "elsewhere"}}) == {"trim:unclassified"}
