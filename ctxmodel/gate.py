@@ -40,6 +40,7 @@ from ctxmodel.hypothesis_hooks import (
     stop_shrinking,
     without_local_constants,
 )
+from ctxmodel.minimize import StopMinimizing, minimize_request
 from ctxmodel.policies import resolve as resolve_policies
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
@@ -49,7 +50,6 @@ from ctxmodel.results import Kind, Outcome, Status, finding_key
 from ctxmodel.strategies.labels import steering
 from ctxmodel.strategies.stored import within
 from ctxmodel.targets.base import Target, TargetFailure
-from ctxmodel.trim import StopTrim, trim_request
 
 __all__ = [
     "Judgement",
@@ -276,8 +276,8 @@ class RunOptions:
     #: a scheduler's bookkeeping (a run that met none of a set of keys would have gone the same way
     #: had they been known faults), not an event.
     seen: Callable[[str], None] | None = None
-    #: Drop the messages a failure does not need once Hypothesis has shrunk it (``ctxmodel.trim``).
-    trim: bool = True
+    #: Drop the messages a failure does not need once Hypothesis has shrunk it (``ctxmodel.minimize``).
+    minimize: bool = True
     #: ``time.monotonic()`` after which the property stops between two test calls (the run's
     #: deadline), shrinking included; what it found by then is written and the outcome says it was cut.
     stop_at: float | None = None
@@ -455,8 +455,8 @@ def run_property(
            for key, (params, finding, calls, first) in sorted(state.last.items(), key=lambda kv: kv[1][3])]
     kinds = tuple(write(kind) for kind in _timeout_reproduced(met, state, times_out))
     _drop_early(state, kinds)
-    if options.trim:
-        kinds = tuple(_trimmed(kind, prop, target, policies, tokenizer, write) for kind in kinds)
+    if options.minimize:
+        kinds = tuple(_minimized(kind, prop, target, policies, tokenizer, write) for kind in kinds)
     return Outcome(
         prop,
         "failed",
@@ -503,11 +503,11 @@ def _cut_short(prop: Property, state: _State, cut: str, seconds: float, target: 
                    known=tuple(state.known_met), rejected=state.rejected, cut=reason)
 
 
-def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, str], tokenizer: str,
-             write: Callable[[Kind], Kind]) -> Kind:
-    """The kind with the messages its failure does not need dropped (``ctxmodel.trim``), its fixture
-    rewritten by ``write``; the shrunk fixture is on disk already, so an interrupted trim loses
-    nothing. A target fault is not trimmed: each trial of a hang would wait for the timeout."""
+def _minimized(kind: Kind, prop: Property, target: Target, policies: Mapping[str, str], tokenizer: str,
+               write: Callable[[Kind], Kind]) -> Kind:
+    """The kind with the messages its failure does not need dropped (``ctxmodel.minimize``), its fixture
+    rewritten by ``write``; the shrunk fixture is on disk already, so an interrupted minimizer loses
+    nothing. A target fault is not minimized: each trial of a hang would wait for the timeout."""
     if kind.key.startswith("target-") or kind.severity != "fail":
         return kind
     last: tuple[Finding, Judgement] | None = None  # the verdict of the last trial kept, which is the result
@@ -521,18 +521,18 @@ def _trimmed(kind: Kind, prop: Property, target: Target, policies: Mapping[str, 
         verdict = judge(prop, target, params, policies=policies, tokenizer=tokenizer)
         keys = [finding_key(prop, f) for f in verdict.failures]
         if any(key.startswith("target-") for key in keys):
-            raise StopTrim  # a target that hangs or dies here would cost its timeout at every trial
+            raise StopMinimizing  # a target that hangs or dies here would cost its timeout at every trial
         same = [f for f, key in zip(verdict.failures, keys, strict=True) if key == kind.key]
         if same:
             last = same[0], verdict
         return bool(same)
 
     rebudget = {"recover": lambda: _recover_rebudget(tokenizer), "trim": lambda: _trim_rebudget(target, policies)}
-    trimmed = trim_request(kind.params, fails, rebudget=rebudget[prop.op]() if prop.op in rebudget else None)
-    if last is None or trimmed == kind.params:
+    smallest = minimize_request(kind.params, fails, rebudget=rebudget[prop.op]() if prop.op in rebudget else None)
+    if last is None or smallest == kind.params:
         return kind
     finding, verdict = last
-    smaller = write(attrs.evolve(kind, finding=finding, params=trimmed, calls=verdict.calls, fixture=None))
+    smaller = write(attrs.evolve(kind, finding=finding, params=smallest, calls=verdict.calls, fixture=None))
     if kind.fixture is not None and smaller.fixture != kind.fixture:
         kind.fixture.unlink(missing_ok=True)
     return smaller

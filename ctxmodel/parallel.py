@@ -150,7 +150,7 @@ def _retold(prop: Property, recorded: Sequence[tuple[str, dict[str, Any]]], fina
         fields = dict(fields)
         if name == "FixtureWritten":
             path = final.get(fields["path"].name)
-            if path is None:  # a fixture the trim replaced: its file is gone
+            if path is None:  # a fixture the minimizer replaced: its file is gone
                 continue
             fields["path"] = path
         if name == "WarningMet" and fields["kind"].fixture is not None:
@@ -170,7 +170,7 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
     setup = Setup(
         config.target_spec, config.timeout, dict(config.policies), profile, run_seed, config.max_examples,
         config.database, config.strict, emit.wants(Heartbeat), known_kinds=config.known_kinds, record=recorded,
-        trim=config.trim,
+        minimize=config.minimize,
     )
     real_database = profile.database(config.database)
     context = get_context("spawn")

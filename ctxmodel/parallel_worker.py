@@ -105,7 +105,7 @@ class Setup:
     known_kinds: frozenset[str] = frozenset()
     #: The names of the event types the parent's handlers want, recorded to be told when it keeps the run.
     record: tuple[str, ...] = ()
-    trim: bool = True
+    minimize: bool = True
 
 
 @attrs.frozen
@@ -193,7 +193,7 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection) -> Done
                 known_kinds=setup.known_kinds,
                 emit=Emitter([Callback(record, frozenset(wanted))] if wanted else []),
                 seen=met.add,
-                trim=setup.trim,
+                minimize=setup.minimize,
             ),
         )
         fixtures = {path.name: path.read_text(encoding="utf-8") for path in outcome.fixtures}

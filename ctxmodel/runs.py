@@ -65,8 +65,8 @@ class RunConfig:
     jobs: int = 1
     target_spec: str | None = None
     timeout: float = 10.0
-    #: Drop the messages a failure does not need after the shrink (``ctxmodel.trim``).
-    trim: bool = True
+    #: Drop the messages a failure does not need after the shrink (``ctxmodel.minimize``).
+    minimize: bool = True
 
     def run_seed(self) -> int:
         return run_seed_of(self.seed, self.profile)
@@ -77,7 +77,7 @@ class RunConfig:
         stop_at = started + self.deadline if started is not None and self.deadline is not None else None
         return RunOptions(
             strict=self.strict, known_faults=frozenset(known_faults), known_kinds=self.known_kinds, emit=emit,
-            trim=self.trim, stop_at=stop_at,
+            minimize=self.minimize, stop_at=stop_at,
         )
 
 

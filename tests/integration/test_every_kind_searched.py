@@ -40,7 +40,7 @@ TWO_KINDS = Property("toy.two-kinds", "normalize", "contract §7", "two kinds", 
 def test_a_kind_behind_a_commoner_one_is_found_and_the_search_uses_its_budget(tmp_path: Path) -> None:
     drawn: list[object] = []
     config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "fx", seed=0, max_examples=200,
-                       database=None, trim=False)
+                       database=None, minimize=False)
     (outcome,) = engine.run([TWO_KINDS], config, target=open_target("reference"),
                             handlers=[Callback(drawn.append, frozenset({ExampleDrawn}))]).outcomes
     assert outcome.status == "failed"
@@ -53,7 +53,7 @@ def test_a_kind_stored_as_a_regression_fixture_does_not_end_the_search(tmp_path:
     """Hypothesis stops at a failing explicit example; the gate judges the fixture, then searches."""
     fixture = {"messages": [{"role": "user", "content": "5"}]}
     config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "fx", seed=0, max_examples=200,
-                       database=None, trim=False, regressions={TWO_KINDS.id: (fixture,)})
+                       database=None, minimize=False, regressions={TWO_KINDS.id: (fixture,)})
     (outcome,) = engine.run([TWO_KINDS], config, target=open_target("reference")).outcomes
     kinds = {k.key: k for k in outcome.kinds}
     assert set(kinds) == {"toy.two-kinds/common", "toy.two-kinds/rare"}
@@ -67,7 +67,7 @@ def test_a_failure_replayed_from_the_database_does_not_end_the_search(tmp_path: 
 
     database = InMemoryExampleDatabase()
     config = RunConfig(profile=get_profile("ci"), fixtures_dir=tmp_path / "fx", seed=0, max_examples=200,
-                       database=database, trim=False)
+                       database=database, minimize=False)
     engine.run([TWO_KINDS], config, target=open_target("reference"))
     (again,) = engine.run([TWO_KINDS], attrs.evolve(config, seed=1, fixtures_dir=tmp_path / "fx2"),
                           target=open_target("reference")).outcomes

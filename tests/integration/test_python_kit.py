@@ -62,7 +62,7 @@ def talk(script: Path, requests: list[dict[str, Any]]) -> tuple[list[dict[str, A
     return [json.loads(line) for line in proc.stdout.decode().splitlines()], proc.stderr.decode()
 
 
-def trim_request(id_: int, max_tokens: int, messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def minimize_request(id_: int, max_tokens: int, messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     if messages is None:
         messages = [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
     return {"id": id_, "op": "trim", "params": {"messages": messages, "maxTokens": max_tokens}}
@@ -91,11 +91,11 @@ def test_a_failing_op_is_its_reply_and_the_loop_goes_on(tmp_path: Path) -> None:
     replies, _ = talk(
         write_adapter(tmp_path),
         [
-            trim_request(1, -2),
-            trim_request(2, -3),
-            trim_request(3, -4),
+            minimize_request(1, -2),
+            minimize_request(2, -3),
+            minimize_request(3, -4),
             {"id": 4, "op": "normalize"},
-            trim_request(5, 9),
+            minimize_request(5, 9),
         ],
     )
     assert replies[0]["error"]["message"].startswith("ValueError: no room (at adapter.py:")
@@ -106,7 +106,7 @@ def test_a_failing_op_is_its_reply_and_the_loop_goes_on(tmp_path: Path) -> None:
 
 
 def test_an_op_that_changes_its_params_is_an_error_naming_the_path(tmp_path: Path) -> None:
-    replies, _ = talk(write_adapter(tmp_path), [trim_request(1, -1)])
+    replies, _ = talk(write_adapter(tmp_path), [minimize_request(1, -1)])
     assert replies[0]["error"]["message"] == "trim mutated its input at messages"
 
 
@@ -124,7 +124,7 @@ def test_the_gate_drives_a_kit_adapter_as_a_process_target(tmp_path: Path) -> No
     try:
         assert target.description.dialect == "openai-chat"
         assert target.description.ops >= {"trim", "count"}
-        reply = target.call("trim", trim_request(1, 100)["params"])
+        reply = target.call("trim", minimize_request(1, 100)["params"])
         assert reply == {"messages": [{"role": "user", "content": "b"}]}
     finally:
         target.close()

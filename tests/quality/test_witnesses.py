@@ -49,7 +49,7 @@ def _outcome(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None 
 
     return run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
                         profile=PROFILE, fixtures_dir=tmp_path, max_examples=max_examples,
-                        options=RunOptions(trim=False, enough=enough))
+                        options=RunOptions(minimize=False, enough=enough))
 
 
 @pytest.mark.parametrize(("prop_id", "witness"), WITNESSES, ids=[_witness_id(*w) for w in WITNESSES])

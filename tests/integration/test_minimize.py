@@ -1,4 +1,4 @@
-"""Trimming after the shrink: the messages a failure does not need are dropped from the fixture."""
+"""The minimizer: a failing request's messages dropped after the shrink while the same kind fails."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from typing import Any, ClassVar
 
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.gate import RunOptions, replay, run_property
+from ctxmodel.minimize import StopMinimizing, minimize_request
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import get_profile
 from ctxmodel.properties.registry import get
 from ctxmodel.targets import open_target
-from ctxmodel.trim import StopTrim, trim_request
 from tests.targets.broken_trim import _Broken
 
 
@@ -28,7 +28,7 @@ def test_only_the_messages_the_failure_needs_stay() -> None:
         return "m2" in texts and "m5" in texts and texts.index("m2") < texts.index("m5")
 
     params: dict[str, Any] = {"messages": _history(9), "systemPrompt": "be brief", "contextWindow": 100, "maxTokens": 1}
-    trimmed = trim_request(params, fails)
+    trimmed = minimize_request(params, fails)
     assert [m["content"] for m in trimmed["messages"]] == ["m2", "m5"]
     assert trimmed["systemPrompt"] == "" and trimmed["contextWindow"] == 100 and trimmed["maxTokens"] == 1
     assert len(params["messages"]) == 9 and params["systemPrompt"] == "be brief"  # the caller's input untouched
@@ -39,7 +39,7 @@ def test_a_needed_system_prompt_and_tool_turn_stay() -> None:
     def fails(params: dict[str, Any]) -> bool:
         return params["systemPrompt"] == "S" and len(params["messages"]) >= 3
 
-    trimmed = trim_request({"messages": _history(8), "systemPrompt": "S"}, fails)
+    trimmed = minimize_request({"messages": _history(8), "systemPrompt": "S"}, fails)
     assert trimmed["systemPrompt"] == "S" and len(trimmed["messages"]) == 3
 
 
@@ -50,9 +50,9 @@ def test_trials_are_bounded_and_inputs_without_messages_are_left_alone() -> None
         calls[0] += 1
         return False
 
-    assert trim_request({"messages": _history(60)}, never, max_trials=25) == {"messages": _history(60)}
+    assert minimize_request({"messages": _history(60)}, never, max_trials=25) == {"messages": _history(60)}
     assert calls[0] == 25
-    assert trim_request({"text": "abc"}, never) == {"text": "abc"}
+    assert minimize_request({"text": "abc"}, never) == {"text": "abc"}
 
 
 def test_a_drop_that_fits_the_old_budget_is_tried_again_with_the_budget_lowered_by_it() -> None:
@@ -66,8 +66,8 @@ def test_a_drop_that_fits_the_old_budget_is_tried_again_with_the_budget_lowered_
         return {**after, "contextWindow": before["contextWindow"] - 10 * dropped}
 
     params: dict[str, Any] = {"messages": _history(3), "contextWindow": 25, "maxTokens": 1}
-    assert trim_request(params, over) == params
-    trimmed = trim_request(params, over, rebudget=lowered)
+    assert minimize_request(params, over) == params
+    trimmed = minimize_request(params, over, rebudget=lowered)
     assert len(trimmed["messages"]) == 1 and trimmed["contextWindow"] == 5
 
 
@@ -77,7 +77,7 @@ def _run(tmp_path: Path, params: dict[str, Any], trim: bool) -> Any:
         return run_property(
             get("normalize.keeps-other-content"), target, policies=resolve(target.description.policies),
             tokenizer=target.description.tokenizer, profile=get_profile("replay"), fixtures_dir=tmp_path,
-            database=None, examples=[params], options=RunOptions(trim=trim),
+            database=None, examples=[params], options=RunOptions(minimize=trim),
         )
     finally:
         target.close()
@@ -108,10 +108,10 @@ def test_a_trial_that_stops_the_trim_keeps_what_was_dropped_before() -> None:
     def fails(params: dict[str, Any]) -> bool:
         seen[0] += 1
         if seen[0] == 3:
-            raise StopTrim
+            raise StopMinimizing
         return True
 
-    trimmed = trim_request({"messages": _history(9)}, fails)
+    trimmed = minimize_request({"messages": _history(9)}, fails)
     assert [m["content"] for m in trimmed["messages"]] == [f"m{i}" for i in range(5)]
 
 
@@ -191,13 +191,13 @@ def test_a_trim_budget_placed_by_turns_is_made_tokens_so_the_turns_around_the_bu
         {"role": "tool", "tool_call_id": "c3", "content": "ok " * 30},
         _call(["c6"]), {"role": "tool", "tool_call_id": "c6", "content": "ok"},
     ]  # fmt: skip
-    target = open_target("python:tests.integration.test_trim:KeepsFirstEndingOnATool")
+    target = open_target("python:tests.integration.test_minimize:KeepsFirstEndingOnATool")
     try:
         outcome = run_property(
             get("trim.accepted"), target, policies=resolve(target.description.policies),
             tokenizer=target.description.tokenizer, profile=get_profile("replay"), fixtures_dir=tmp_path,
             database=None, examples=[{"messages": history, "_budget": {"at": "drop-first-turn", "delta": 0}}],
-            options=RunOptions(trim=True),
+            options=RunOptions(minimize=True),
         )  # fmt: skip
     finally:
         target.close()

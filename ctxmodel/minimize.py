@@ -1,4 +1,4 @@
-"""Trimming a failing request after Hypothesis has shrunk it: messages dropped from the JSON itself.
+"""Minimizing a failing request after Hypothesis has shrunk it: messages dropped from the JSON itself.
 
 The cell strategies build a request around a drawn pattern (``ctxmodel.strategies.cells``): a last
 tool turn, hidden turns, an exchange worth hiding, a budget placed by asking the reference.
@@ -23,17 +23,17 @@ from typing import Any
 
 from ctxmodel.codec import copy_json
 
-__all__ = ["MAX_TRIALS", "StopTrim", "trim_request"]
+__all__ = ["MAX_TRIALS", "StopMinimizing", "minimize_request"]
 
-#: Calls spent trimming one kind at most: a few passes over a history of a few dozen messages.
+#: Calls spent minimizing one kind at most: a few passes over a history of a few dozen messages.
 MAX_TRIALS = 200
 
 
-class StopTrim(Exception):
-    """Raised by ``fails`` to end the trim with what it has (a target that stopped answering)."""
+class StopMinimizing(Exception):
+    """Raised by ``fails`` to end the minimizing with what it has (a target that stopped answering)."""
 
 
-def trim_request(
+def minimize_request(
     params: dict[str, Any],
     fails: Callable[[dict[str, Any]], bool],
     max_trials: int = MAX_TRIALS,
@@ -41,7 +41,7 @@ def trim_request(
 ) -> dict[str, Any]:
     """``params`` with every message (and the system prompt) that ``fails`` does not need dropped.
 
-    ``fails`` is asked about fresh copies only; it may raise ``StopTrim``. ``rebudget(before,
+    ``fails`` is asked about fresh copies only; it may raise ``StopMinimizing``. ``rebudget(before,
     after)`` returns ``after`` with its budget moved by what the drop took away, or ``None`` when
     it has none to offer. Requests without a message list come back as they are.
     """
@@ -81,6 +81,6 @@ def trim_request(
                         i = min(i - 1, len(kept) - size)
                     else:
                         i -= 1
-    except StopTrim:
+    except StopMinimizing:
         pass
     return best
