@@ -43,7 +43,7 @@ from ctxmodel.hypothesis_hooks import (
 from ctxmodel.minimize import StopMinimizing, minimize_request
 from ctxmodel.policies import resolve as resolve_policies
 from ctxmodel.profiles import Profile
-from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property, Rebudget, TargetCount, declared_ops
 from ctxmodel.properties.json_reading import Malformed
 from ctxmodel.properties.probe import TargetProbe
 from ctxmodel.results import Kind, Outcome, Status, finding_key
@@ -527,8 +527,7 @@ def _minimized(kind: Kind, prop: Property, target: Target, policies: Mapping[str
             last = same[0], verdict
         return bool(same)
 
-    rebudget = {"recover": lambda: _recover_rebudget(tokenizer), "trim": lambda: _trim_rebudget(target, policies)}
-    smallest = minimize_request(kind.params, fails, rebudget=rebudget[prop.op]() if prop.op in rebudget else None)
+    smallest = minimize_request(kind.params, fails, rebudget=_rebudget_for(prop.op, target, policies, tokenizer))
     if last is None or smallest == kind.params:
         return kind
     finding, verdict = last
@@ -538,76 +537,39 @@ def _minimized(kind: Kind, prop: Property, target: Target, policies: Mapping[str
     return smaller
 
 
-def _recover_rebudget(tokenizer: str) -> Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None]:
-    """A ``recover`` request's ``contextWindow`` lowered by what a trim dropped (its messages' and
-    system prompt's count), so that the smaller history is as far over its budget as the larger was."""
-    from ctxmodel import codec
-    from ctxmodel.contract_data import allowed_tokens, reserve_for, window_for
-    from ctxmodel.tokens import get_counter
-
-    counter = get_counter(tokenizer)
-
-    def count(params: dict[str, Any]) -> int:
-        system = params.get("systemPrompt")
-        return int(counter.count_messages(codec.load(params["messages"]))) + (
-            int(counter.count_text(system)) if isinstance(system, str) else 0)
+def _rebudget_for(op: str, target: Target, policies: Mapping[str, str], tokenizer: str) -> Rebudget | None:
+    """The budget rule the op declares (``declare_op(rebudget=...)``), made for this kind, with every
+    way it can fail to move the budget (no count, a count the target would not give) read as "judge
+    the drop as it stands"."""
+    declared = declared_ops().get(op)
+    if declared is None or declared.rebudget is None:
+        return None
+    rule = declared.rebudget(_target_count(target), policies, tokenizer)
 
     def rebudget(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
-        window, max_tokens = before.get("contextWindow"), before.get("maxTokens")
-        if not isinstance(window, int) or not isinstance(max_tokens, int) or isinstance(window, bool):
-            return None
         try:
-            dropped = count(before) - count(after)
-        except CtxmodelError:
-            return None
-        allowed = allowed_tokens(window, max_tokens) - dropped
-        if dropped <= 0 or allowed < 1:
-            return None
-        return {**after, "contextWindow": window_for(allowed, reserve_for(max_tokens))}
-
-    return rebudget
-
-
-Rebudget = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None]
-
-
-def _trim_rebudget(target: Target, policies: Mapping[str, str]) -> Rebudget:
-    """A ``trim`` request's drawn budget point (a place such as "all but the first turn", which moves
-    with every message dropped) made a number of tokens, lowered by what the drop took away by the
-    target's own count where it has one, so that the smaller history is cut where the larger was."""
-    from ctxmodel.strategies.trim import BUDGET_KEY, budget_of
-
-    def count(prompt: object) -> Callable[[list[dict[str, Any]]], int] | None:
-        if "count" not in target.description.ops:
-            return None  # budget_of's own estimate, as the probe places the point for such a target
-
-        def by_target(messages: list[dict[str, Any]]) -> int:
-            ask: dict[str, Any] = {"messages": copy_json(messages)}
-            if isinstance(prompt, str) and prompt:
-                ask["systemPrompt"] = prompt
-            tokens = target.call("count", ask).get("tokens")
-            if isinstance(tokens, bool) or not isinstance(tokens, int):
-                raise TargetFailure("error-reply", f"count returned {tokens!r} tokens: expected an integer")
-            return tokens
-
-        return by_target
-
-    def whole(params: dict[str, Any]) -> int:
-        return budget_of({**params, BUDGET_KEY: {"at": "all"}}, policies, count(params.get("systemPrompt")))
-
-    def rebudget(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
-        if not isinstance(before.get(BUDGET_KEY), dict):
-            return None
-        try:
-            tokens = budget_of(before, policies, count(before.get("systemPrompt")))
-            dropped = whole(before) - whole(after)
+            return rule(before, after)
         except (CtxmodelError, TargetFailure, ValueError, TypeError, KeyError):
-            return None  # no count to move the budget by: the drop is judged as it stands
-        if dropped <= 0 or tokens - dropped < 0:
             return None
-        return {**after, BUDGET_KEY: {"at": "tokens", "tokens": tokens - dropped}}
 
     return rebudget
+
+
+def _target_count(target: Target) -> TargetCount | None:
+    """The target's own ``count``, or None for a target without one."""
+    if "count" not in target.description.ops:
+        return None
+
+    def count(messages: list[dict[str, Any]], prompt: str | None) -> int:
+        ask: dict[str, Any] = {"messages": copy_json(messages)}
+        if prompt:
+            ask["systemPrompt"] = prompt
+        tokens = target.call("count", ask).get("tokens")
+        if isinstance(tokens, bool) or not isinstance(tokens, int):
+            raise TargetFailure("error-reply", f"count returned {tokens!r} tokens: expected an integer")
+        return tokens
+
+    return count
 
 
 def _only_rejections(error: BaseException) -> bool:

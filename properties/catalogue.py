@@ -15,9 +15,11 @@ pytest plugin and the fuzz agent loop, whose calls are exchanges like any other.
 Findings are values with a kind: the property plus a short ``code`` for what went wrong. Distinct
 kinds are distinct failures, each shrunk and kept on its own (contract §8).
 
-An op's own record (:class:`OpInputs`, ``declare_op``) is what the properties every op has are
-derived from (purity, ``ctxmodel.properties.suite_purity``): the strategy of its params and the broken
-targets that break purity for it.
+An op's own record (:class:`OpInputs`, ``declare_op``, once in its suite) holds what every property
+of the op shares: the strategy of its params, the policy keys all of them read, the broken targets
+that break purity for it (the properties every op has are derived from it,
+``ctxmodel.properties.suite_purity``), and how a failing request's budget follows the messages the
+minimizer drops (``rebudget``). A property declares only what is its own.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from hypothesis.strategies import SearchStrategy
 from ctxmodel.partition import EVERY_REGIME, Plan, declare_plan
 
 __all__ = [
-    "Exchange", "Finding", "OpInputs", "Probe", "Property", "Witness", "check", "declare_op", "declared_ops",
-    "plan_params", "registered",
+    "Exchange", "Finding", "OpInputs", "Probe", "Property", "Rebudget", "RebudgetFor", "TargetCount", "Witness",
+    "check", "declare_op", "declared_ops", "plan_params", "registered",
 ]
 
 Severity = Literal["fail", "warn"]
@@ -210,14 +212,20 @@ def check(
 ) -> Callable[[Check], Check]:
     """The one way to register a property: decorate its check. Ids are unique; ``requires`` defaults
     to the op itself. A recover property judges every regime of contract §4 unless it declares a
-    ``plan``, and draws its params from its plan unless it declares ``params``; any other op's property
-    declares its ``params``."""
+    ``plan``, and draws its params from its plan unless it declares ``params``; any other property
+    draws its op's declared params unless it declares its own. The policy keys its op declares are
+    read by every property of the op, before its own."""
     if plan is None and op == "recover":
         plan = Plan(EVERY_REGIME)
-    if params is None:
-        if plan is None:
-            raise ValueError(f"property {id}: a {op} property declares its params")
+    declared = _OPS.get(op)
+    if params is None and plan is not None:
         params = plan_params(plan, f"params_of_{id.replace('.', '_').replace('-', '_')}")
+    if params is None:
+        if declared is None:
+            raise ValueError(f"property {id}: a {op} property declares its params, or its op declares them")
+        params = declared.params
+    if declared is not None:
+        policies = tuple(dict.fromkeys((*declared.policies, *policies)))
     drawn, witnessed = params, tuple(witnesses)
 
     def register(fn: Check) -> Check:
@@ -250,24 +258,42 @@ def registered() -> dict[str, Property]:
     return dict(_REGISTRY)
 
 
+#: The target's own count of some messages (and a system prompt, or None), or None for a target
+#: without ``count``: what a budget drawn as a place is resolved with.
+TargetCount = Callable[[list[dict[str, Any]], "str | None"], int]
+#: The smaller request the minimizer tries (``after``, less some messages of ``before``) with its
+#: budget lowered by what those messages counted, so that it is as far over budget as ``before``; or
+#: None to judge the drop as it stands.
+Rebudget = Callable[[dict[str, Any], dict[str, Any]], "dict[str, Any] | None"]
+#: An op's ``Rebudget``, made for one failing kind from the target's count, the policies and the
+#: declared tokenizer.
+RebudgetFor = Callable[["TargetCount | None", Mapping[str, str], str], Rebudget]
+
+
 @attrs.frozen
 class OpInputs:
     """An op as its suite declares it: the strategy of its params, which the properties every op has
-    draw (purity, contract §1), and the broken targets that break purity for this op."""
+    draw (purity, contract §1), the policy keys every property of it reads, the broken targets that
+    break purity for this op, and how its budget follows a minimized request."""
 
     op: str
     params: ParamsStrategy
     purity_witnesses: tuple[Witness, ...]
+    policies: tuple[str, ...] = ()
+    rebudget: RebudgetFor | None = None
 
 
 _OPS: dict[str, OpInputs] = {}
 
 
-def declare_op(op: str, *, params: ParamsStrategy, purity_witnesses: Iterable[Witness]) -> None:
-    """Declare an op's inputs, once, in its suite."""
+def declare_op(
+    op: str, *, params: ParamsStrategy, purity_witnesses: Iterable[Witness], policies: tuple[str, ...] = (),
+    rebudget: RebudgetFor | None = None,
+) -> None:
+    """Declare an op, once, in its suite, before its properties."""
     if op in _OPS:
         raise ValueError(f"op {op} declared twice")
-    _OPS[op] = OpInputs(op, params, tuple(purity_witnesses))
+    _OPS[op] = OpInputs(op, params, tuple(purity_witnesses), policies, rebudget)
 
 
 def declared_ops() -> dict[str, OpInputs]:

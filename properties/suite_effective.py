@@ -7,7 +7,7 @@ must then remove a message this empties — the orphan filter Roo-Code applies a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -128,14 +128,13 @@ declare_op("effective", params=_effective_histories, purity_witnesses=(
 ))
 
 
-def _prop(pid: str, clause: str, summary: str, *, witnesses: tuple[Witness, ...]) -> Callable[[Any], Any]:
-    return check(pid, op="effective", clause=clause, summary=summary, params=_histories, witnesses=witnesses)
 
 
-@_prop(
+@check(
     "effective.visibility",
-    "contract §2",
-    "The effective history shows exactly the messages the visibility predicate shows (after the last summary; "
+    op="effective",
+    clause="contract §2",
+    summary="The effective history shows exactly the messages the visibility predicate shows (after the last summary; "
     "hidden by an existing summary or marker), allowing only the orphan-result filter.",
     witnesses=(Witness(f"{_P}:DanglingParentsHide", "visible-missing"),),
 )
@@ -169,10 +168,11 @@ def visibility(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "effective.subsequence",
-    "contract §2",
-    "The effective history is an order-preserving subsequence of the input that edits no content (a message "
+    op="effective",
+    clause="contract §2",
+    summary="The effective history is an order-preserving subsequence of the input that edits no content (a message "
     "may only lose tool results, under the orphan filter).",
     witnesses=(Witness(f"{_P}:CleansInEffective", ""),),
 )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
@@ -99,17 +99,13 @@ declare_op("normalize", params=_histories, purity_witnesses=(
 ))
 
 
-def _prop(
-    pid: str, clause: str, summary: str, policies: tuple[str, ...] = (), *, witnesses: tuple[Witness, ...]
-) -> Callable[[Any], Any]:
-    return check(pid, op="normalize", clause=clause, summary=summary, params=_histories, policies=policies,
-                 witnesses=witnesses)
 
 
-@_prop(
+@check(
     "normalize.results-lead",
-    "contract §3.1",
-    "After every assistant tool_use message (but the last), the next message is a user message that "
+    op="normalize",
+    clause="contract §3.1",
+    summary="After every assistant tool_use message (but the last), the next message is a user message that "
     "starts with exactly one tool_result per tool_use id.",
     witnesses=(
         Witness(f"{_N}:ResultsSplit", "result-after-text"),
@@ -188,11 +184,12 @@ def results_lead(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                 return
 
 
-@_prop(
+@check(
     "normalize.result-order",
-    "contract §3 policies (resultOrder)",
-    "With resultOrder=tool_use, the leading results follow the order of the tool_use blocks.",
-    ("resultOrder",),
+    op="normalize",
+    clause="contract §3 policies (resultOrder)",
+    summary="With resultOrder=tool_use, the leading results follow the order of the tool_use blocks.",
+    policies=("resultOrder",),
     witnesses=(Witness(f"{_N}:ResultOrderReversed", ""),),
 )
 def result_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -217,10 +214,11 @@ def result_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
             return
 
 
-@_prop(
+@check(
     "normalize.valid-results-kept",
-    "contract §3.2",
-    "A result that was valid in the input is kept for its id with its content and is_error unchanged.",
+    op="normalize",
+    clause="contract §3.2",
+    summary="A result that was valid in the input is kept for its id with its content and is_error unchanged.",
     witnesses=(Witness(f"{_N}:EditsValidResult", ""),),
 )
 def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -258,12 +256,13 @@ def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         return
 
 
-@_prop(
+@check(
     "normalize.no-relabel",
-    "contract §3.2, §3.4",
-    "A valid result is never moved to another id; an orphan takes an id only under orphans=relabel, and only "
+    op="normalize",
+    clause="contract §3.2, §3.4",
+    summary="A valid result is never moved to another id; an orphan takes an id only under orphans=relabel, and only "
     "one of the previous message's calls that has no valid result.",
-    ("orphans",),
+    policies=("orphans",),
     witnesses=(Witness(f"{_N}:PositionalRemap", ""),),
 )
 def no_relabel(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -324,12 +323,13 @@ def no_relabel(probe: Probe, ex: Exchange) -> Iterator[Finding]:
             return
 
 
-@_prop(
+@check(
     "normalize.synthetic-marked",
-    "contract §3.3",
-    "A missing result gets a synthetic one that is non-empty and marked (is_error: true and/or text "
+    op="normalize",
+    clause="contract §3.3",
+    summary="A missing result gets a synthetic one that is non-empty and marked (is_error: true and/or text "
     'containing "interrupt").',
-    ("orphans", "trailing"),
+    policies=("orphans", "trailing"),
     witnesses=(Witness(f"{_N}:UnmarkedSynthetic", "synthetic-not-marked"),),
 )
 def synthetic_marked_prop(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -370,10 +370,11 @@ def synthetic_marked_prop(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         return
 
 
-@_prop(
+@check(
     "normalize.synthetic-only-where-missing",
-    "contract §3.2, §3.3",
-    "Synthetic results appear only for calls that had no valid result.",
+    op="normalize",
+    clause="contract §3.2, §3.3",
+    summary="Synthetic results appear only for calls that had no valid result.",
     witnesses=(Witness(f"{_N}:SynthesizesOverValid", ""),),
 )
 def synthetic_only_where_missing(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -395,12 +396,13 @@ def synthetic_only_where_missing(probe: Probe, ex: Exchange) -> Iterator[Finding
                 return
 
 
-@_prop(
+@check(
     "normalize.orphans-per-policy",
-    "contract §3.4",
-    "No orphan result is left; orphans are dropped, turned to 'Tool result:' text where they stood, or "
+    op="normalize",
+    clause="contract §3.4",
+    summary="No orphan result is left; orphans are dropped, turned to 'Tool result:' text where they stood, or "
     "relabelled, as the orphans policy declares.",
-    ("orphans",),
+    policies=("orphans",),
     witnesses=(Witness(f"{_N}:DropsDeclaredToText", ""),),
 )
 def orphans_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -467,10 +469,11 @@ def orphans_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
             return
 
 
-@_prop(
+@check(
     "normalize.duplicate-ids",
-    "contract §3.5",
-    "A tool_use id used earlier in the request: the later tool_use is removed, so every id occurs once.",
+    op="normalize",
+    clause="contract §3.5",
+    summary="A tool_use id used earlier in the request: the later tool_use is removed, so every id occurs once.",
     witnesses=(Witness(f"{_N}:KeepsDuplicateToolUses", ""),),
 )
 def duplicate_ids(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -507,10 +510,11 @@ def duplicate_ids(probe: Probe, ex: Exchange) -> Iterator[Finding]:
             return
 
 
-@_prop(
+@check(
     "normalize.keeps-other-content",
-    "contract §3.1, §3.6, §3.8",
-    "Everything but pairing is kept: other blocks in their original order (thinking first), string content, "
+    op="normalize",
+    clause="contract §3.1, §3.6, §3.8",
+    summary="Everything but pairing is kept: other blocks in their original order (thinking first), string content, "
     "images, unknown blocks, defects and metadata keys.",
     witnesses=(Witness(f"{_N}:StripsMetadata", ""), Witness(f"{_N}:MergesKeepingTheLastKeys", "")),
 )
@@ -534,10 +538,11 @@ def keeps_other_content(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                 return
 
 
-@_prop(
+@check(
     "normalize.no-empty-messages",
-    "contract §3.6, §3.8",
-    "No message that had content is left empty (a message normalization empties is removed), and a message "
+    op="normalize",
+    clause="contract §3.6, §3.8",
+    summary="No message that had content is left empty (a message normalization empties is removed), and a message "
     "that was already empty passes through.",
     witnesses=(Witness(f"{_N}:LeavesEmptiedMessages", ""), Witness(f"{_N}:DropsAlreadyEmpty", "")),
 )
@@ -566,11 +571,12 @@ def no_empty_messages(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "normalize.idempotent",
-    "contract §3.7",
-    "Normalizing the output again changes nothing.",
-    ("orphans", "trailing"),
+    op="normalize",
+    clause="contract §3.7",
+    summary="Normalizing the output again changes nothing.",
+    policies=("orphans", "trailing"),
     witnesses=(Witness(f"{_N}:NotIdempotent", ""),),
 )
 def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -585,12 +591,13 @@ def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "normalize.trailing-per-policy",
-    "contract §3 policies (trailing)",
-    "A last assistant message with tool_use is left alone (trailing=leave) or gets synthetic results "
+    op="normalize",
+    clause="contract §3 policies (trailing)",
+    summary="A last assistant message with tool_use is left alone (trailing=leave) or gets synthetic results "
     "(trailing=close).",
-    ("trailing",),
+    policies=("trailing",),
     witnesses=(Witness(f"{_N}:ClosesDeclaredLeave", ""),),
 )
 def trailing_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -613,10 +620,11 @@ def trailing_per_policy(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "normalize.keeps-hidden",
-    "contract §3",
-    "Hidden messages are the target's own business, but none is deleted or un-hidden, and the visible "
+    op="normalize",
+    clause="contract §3",
+    summary="Hidden messages are the target's own business, but none is deleted or un-hidden, and the visible "
     "messages that decide what is hidden (the last summary, the markers) are kept.",
     witnesses=(Witness(f"{_N}:SendsOnlyVisible", "hidden-lost"),),
 )

@@ -10,7 +10,7 @@ or says it failed, and fits (or converges) per its declared policy.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -22,6 +22,8 @@ from ctxmodel.properties.catalogue import (
     Exchange,
     Finding,
     Probe,
+    Rebudget,
+    TargetCount,
     Witness,
     check,
     declare_op,
@@ -48,9 +50,37 @@ _INT_KEYS = ("messagesRemoved", "prevContextTokens", "newContextTokens")
 #: The broken recover targets (``tests/targets/broken_recover.py``), one bug each.
 _R = "python:tests.targets.broken_recover"
 
+def _rebudget(count: TargetCount | None, policies: Mapping[str, str], tokenizer: str) -> Rebudget:
+    """A ``recover`` request's ``contextWindow`` lowered by what the minimizer dropped (its messages' and
+    system prompt's count by the declared tokenizer, as the budget is judged), so that the smaller
+    history is as far over its budget as the larger was."""
+    from ctxmodel.contract_data import reserve_for, window_for
+    from ctxmodel.tokens import get_counter
+
+    counter = get_counter(tokenizer)
+
+    def tokens(params: dict[str, Any]) -> int:
+        system = params.get("systemPrompt")
+        return int(counter.count_messages(codec.load(params["messages"]))) + (
+            int(counter.count_text(system)) if isinstance(system, str) else 0)
+
+    def rebudget(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
+        window, max_tokens = before.get("contextWindow"), before.get("maxTokens")
+        if not isinstance(window, int) or not isinstance(max_tokens, int) or isinstance(window, bool):
+            return None
+        dropped = tokens(before) - tokens(after)
+        allowed = allowed_tokens(window, max_tokens) - dropped
+        if dropped <= 0 or allowed < 1:
+            return None
+        return {**after, "contextWindow": window_for(allowed, reserve_for(max_tokens))}
+
+    return rebudget
+
+
 declare_op(
     "recover",
     params=plan_params(Plan(EVERY_REGIME), "recovery_requests_of_every_regime"),
+    rebudget=_rebudget,
     purity_witnesses=(
         Witness("python:tests.targets.broken_ops:RemembersToolUses", "answers-differently"),
         Witness("python:tests.targets.broken_ops:MutatesInput", "mutates-input"),
@@ -191,28 +221,15 @@ def read_tagging(history: list[Msg], out: list[Msg], aligned: Aligned, mask: lis
     return Tagging(markers, tagged, stray)
 
 
-def _prop(
-    pid: str, clause: str, summary: str, *, plan: Plan, witnesses: tuple[Witness, ...],
-    policies: tuple[str, ...] = (), warning: bool = False,
-) -> Callable[[Any], Any]:
-    """A recover property drawing the requests of its ``plan``: the regimes its clause judges
-    (``ctxmodel.partition.REGIMES``) crossed with what the clause reads there (what is visible, what can
-    be degraded), at most eleven patterns drawn uniformly, so that a 60-example ci run meets each (a
-    pattern drawn one time in eleven misses it 0.5% of the time; the strategies make every example a
-    fresh draw, ``ctxmodel.strategies.cells.fresh.GUARD``)."""
-    return check(
-        pid, op="recover", clause=clause, summary=summary, policies=policies, warning=warning, plan=plan,
-        witnesses=witnesses,
-    )
 
 
-@_prop(
+@check(
     "recover.result-shape",
-    "contract §7, §4.9; domain §7 C11",
-    "The reply has messages, error (string or null), messagesRemoved, prevContextTokens, newContextTokens "
+    op="recover",
+    clause="contract §7, §4.9; domain §7 C11",
+    summary="The reply has messages, error (string or null), messagesRemoved, prevContextTokens, newContextTokens "
     "(integers) and truncationId (string or null); a warning when messagesRemoved is not the number of "
     "messages the call newly tagged (0 on a controlled error).",
-    # §7 shape and §4.8 wording: every regime, whatever is visible.
     plan=Plan(EVERY_REGIME),
     witnesses=(Witness(f"{_R}:LooseResultShape", ""), Witness(f"{_R}:MiscountsRemoved", "", "warn")),
 )
@@ -255,11 +272,11 @@ def result_shape(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "recover.allowed-nonpositive-errors",
-    "contract §4.1",
-    "When allowed = floor(0.9 * contextWindow) - reserve is zero or less, recover returns a controlled error.",
-    # §4.1: the one regime, by what is visible (a recount that counts hidden messages).
+    op="recover",
+    clause="contract §4.1",
+    summary="When allowed = floor(0.9 * contextWindow) - reserve is zero or less, recover returns a controlled error.",
     plan=Plan(by_visible("allowed<=0")),
     witnesses=(Witness(f"{_R}:NoNonpositiveGuard", ""),),
 )
@@ -275,11 +292,11 @@ def allowed_nonpositive(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "recover.within-budget-unchanged",
-    "contract §4.2",
-    "Within budget (a recount equal to allowed included): no change, no error.",
-    # §4.2: the one regime, by what is visible (a recount that counts hidden messages).
+    op="recover",
+    clause="contract §4.2",
+    summary="Within budget (a recount equal to allowed included): no change, no error.",
     plan=Plan(by_visible("within") + by_visible("at-allowed")),
     witnesses=(Witness(f"{_R}:RefusesWithinBudget", ""),),
 )
@@ -301,12 +318,12 @@ def within_budget(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         yield Finding.fail(f"the recount is {count} <= allowed {allowed}, yet recover changed {where}", expected)
 
 
-@_prop(
+@check(
     "recover.never-deletes",
-    "contract §4.3",
-    "A successful result is the input (tags and degraded tool-result text aside) plus new truncation markers: "
+    op="recover",
+    clause="contract §4.3",
+    summary="A successful result is the input (tags and degraded tool-result text aside) plus new truncation markers: "
     "no message deleted, reordered or rewritten.",
-    # §4.3 never delete: where a cut is made, by what is visible.
     plan=Plan(
         by_visible("over-hide") + by_visible("over-degrade-only") + (pattern("over-stuck"),),
         also=by_degradable("over-degrade-only"),
@@ -322,13 +339,13 @@ def never_deletes(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         yield Finding.fail(aligned.problem, "never delete a message: hide by tagging, one marker per truncation (§4.3)")
 
 
-@_prop(
+@check(
     "recover.tagging-rules",
-    "contract §4.3",
-    "Only visible messages are tagged, each with the truncationId of a new user marker (isTruncationMarker, a "
+    op="recover",
+    clause="contract §4.3",
+    summary="Only visible messages are tagged, each with the truncationId of a new user marker (isTruncationMarker, a "
     "fresh id) that tags at least one message; never the first or last visible message, the tool_use message "
     "whose results the last one holds, or an earlier marker.",
-    # §4.3 tag only visible: where a cut is made, by what is visible.
     plan=Plan(
         (*by_visible("over-hide"), pattern("over-degrade-only"), pattern("over-stuck"), pattern("over-none"),
          pattern("reserve-gap")),
@@ -413,12 +430,12 @@ def tagging_rules(probe: Probe, ex: Exchange) -> Iterator[Finding]:
             return
 
 
-@_prop(
+@check(
     "recover.no-new-pairing-violations",
-    "contract §4.4",
-    "Every pairing violation of the request built from the result was already in the request built from the "
+    op="recover",
+    clause="contract §4.4",
+    summary="Every pairing violation of the request built from the result was already in the request built from the "
     "input (by rule and tool id), the target's own request both times.",
-    # §4.4 pairing: where a cut is made, by what is visible.
     plan=Plan(by_visible("over-hide") + by_visible("over-degrade-only")),
     witnesses=(Witness(f"{_R}:SplitsPairs", "unexpected-result"),),
 )
@@ -477,14 +494,12 @@ def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str,
                 yield f"content.{m}.content.{j} is a {btype(p)} item"
 
 
-@_prop(
+@check(
     "recover.degrade-only-text",
-    "contract §4.5",
-    "Degradation edits only the text of visible tool results (string content or text items): never images, "
+    op="recover",
+    clause="contract §4.5",
+    summary="Degradation edits only the text of visible tool results (string content or text items): never images, "
     "other blocks, tool_use_id, is_error or block order.",
-    # §4.5: where degradation is needed, where a target may degrade rather than hide (the order is
-    # its own, domain §8.6: a target that degrades first does it where the reference hides), or where
-    # it could only fail; by what is visible (hidden results are never cut).
     plan=Plan(
         by_visible("over-degrade-only") + tuple(pattern("over-hide", v) for v in VISIBLE if v != "plain")
         + (pattern("over-stuck"), pattern("over-none")),
@@ -528,11 +543,11 @@ def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                 )
 
 
-@_prop(
+@check(
     "recover.degraded-shrink",
-    "contract §4.5",
-    "Every degraded tool-result text strictly shrinks, in characters and in tokens, notice included.",
-    # §4.5, as degrade-only-text, by what can be degraded (a notice that grows a text just above the floor).
+    op="recover",
+    clause="contract §4.5",
+    summary="Every degraded tool-result text strictly shrinks, in characters and in tokens, notice included.",
     plan=Plan(
         by_degradable("over-degrade-only") + tuple(pattern("over-hide", "*", d) for d in DEGRADABLE if d != "none")
         + by_degradable("over-stuck") + (pattern("over-none", "*", "dense"),),
@@ -571,12 +586,12 @@ def degraded_shrink(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                 return
 
 
-@_prop(
+@check(
     "recover.progress-or-error",
-    "contract §4.6",
-    "A result without an error strictly lowers the harness's recount; no success-shaped result without progress.",
-    # Where no progress is possible (a recount that miscounts what is visible "progresses"), where
-    # progress cannot reach the budget, and the reserve gap.
+    op="recover",
+    clause="contract §4.6",
+    summary="A result without an error strictly lowers the harness's recount; no success-shaped "
+    "result without progress.",
     plan=Plan(by_visible("over-none") + by_degradable("over-stuck") + (pattern("reserve-gap"),)),
     witnesses=(Witness(f"{_R}:ZeroProgressSuccess", "recount-unchanged"),),
 )
@@ -597,13 +612,14 @@ def progress_or_error(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "recover.fits-or-converges",
-    "contract §4.7",
-    "recoverSuccess=fits: a success is within budget. converges: applying recover again reaches the budget or a "
+    op="recover",
+    clause="contract §4.7",
+    summary="recoverSuccess=fits: a success is within budget. converges: applying recover again "
+    "reaches the budget or a "
     "controlled error within 3 more calls.",
     policies=("recoverSuccess",),
-    # A success over budget is most tempting where the budget cannot be reached.
     plan=Plan(
         (*by_visible("over-stuck"), pattern("over-hide"), pattern("over-degrade-only"), pattern("over-none"),
          pattern("reserve-gap"), pattern("within")),
@@ -643,11 +659,11 @@ def fits_or_converges(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     )
 
 
-@_prop(
+@check(
     "recover.error-leaves-input",
-    "contract §4.8",
-    "A controlled error returns the input messages unchanged.",
-    # Where errors are due, by what is visible (a failure must leave hidden messages alone too).
+    op="recover",
+    clause="contract §4.8",
+    summary="A controlled error returns the input messages unchanged.",
     plan=Plan(
         (*by_visible("over-stuck"), pattern("over-none"), pattern("allowed<=0"), pattern("over-hide"),
          pattern("over-degrade-only"), pattern("reserve-gap")),
@@ -666,11 +682,11 @@ def error_leaves_input(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "recover.error-text",
-    "contract §4.8",
-    'A controlled error\'s text starts with "Context window recovery failed".',
-    # §4.8 wording: every regime, whatever is visible.
+    op="recover",
+    clause="contract §4.8",
+    summary='A controlled error\'s text starts with "Context window recovery failed".',
     plan=Plan(EVERY_REGIME),
     witnesses=(Witness(f"{_R}:ErrorTextPlain", ""),),
 )
@@ -680,12 +696,12 @@ def error_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         yield Finding.fail(f"recover error text is {short(got.error)}", f'an error starting "{FAILED_PREFIX}" (§4.8)')
 
 
-@_prop(
+@check(
     "recover.reported-tokens",
-    "contract §4.9",
-    "newContextTokens agrees with the harness's recount (a warning), and never claims to fit when the recount "
+    op="recover",
+    clause="contract §4.9",
+    summary="newContextTokens agrees with the harness's recount (a warning), and never claims to fit when the recount "
     "does not (a failure).",
-    # Where a success is due, by what is visible (the recount).
     plan=Plan(by_visible("over-hide") + by_visible("over-degrade-only")),
     witnesses=(Witness(f"{_R}:ClaimsToFit", ""),),
 )
@@ -706,12 +722,12 @@ def reported_tokens(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         yield Finding.warn(f"recover reports newContextTokens {reported}; the harness recounts {count}")
 
 
-@_prop(
+@check(
     "recover.gives-up-where-possible",
-    "contract §4.8",
-    "A warning: a controlled error on an input the reference recovers.",
+    op="recover",
+    clause="contract §4.8",
+    summary="A warning: a controlled error on an input the reference recovers.",
     warning=True,
-    # Where a success is due, by what is visible and what can be degraded.
     plan=Plan(
         by_visible("over-hide") + by_visible("over-degrade-only"),
         also=by_degradable("over-hide") + by_degradable("over-degrade-only"),

@@ -9,12 +9,12 @@ Which messages a target changes, and how, is its own choice.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, Witness, check, declare_op
+from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Witness, check, declare_op
 from ctxmodel.properties.json_reading import canon, first_difference, messages_of, plan_normalize, result_payload, short
 from ctxmodel.properties.yardsticks import effective, visible_mask
 
@@ -38,14 +38,14 @@ declare_op("repair", params=_histories, purity_witnesses=(
 ))
 
 
-def _prop(pid: str, clause: str, summary: str, *, witnesses: tuple[Witness, ...]) -> Callable[[Check], Check]:
-    return check(pid, op="repair", clause=clause, summary=summary, params=_histories, witnesses=witnesses)
 
 
-@_prop(
+@check(
     "repair.request-accepted",
-    "contract §6",
-    "The request the target builds from the repaired history (its request, else its normalize of its effective) "
+    op="repair",
+    clause="contract §6",
+    summary="The request the target builds from the repaired history (its request, else its "
+    "normalize of its effective) "
     "passes the API oracle.",
     witnesses=(Witness(f"{_REPAIR}:RepairsNothing", "empty-user-message"),),
 )
@@ -64,10 +64,11 @@ def request_accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "repair.keeps-hidden",
-    "contract §2",
-    "Every hidden message comes back unchanged, in order, and still hidden.",
+    op="repair",
+    clause="contract §2",
+    summary="Every hidden message comes back unchanged, in order, and still hidden.",
     witnesses=(Witness(f"{_REPAIR}:WritesTheRequest", "hidden-lost"),),
 )
 def keeps_hidden(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -91,10 +92,12 @@ def keeps_hidden(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         k += 1
 
 
-@_prop(
+@check(
     "repair.valid-results-kept",
-    "contract §3.2",
-    "A result that was valid in the request is still the result of its own call, content and is_error unchanged.",
+    op="repair",
+    clause="contract §3.2",
+    summary="A result that was valid in the request is still the result of its own call, content and "
+    "is_error unchanged.",
     witnesses=(Witness(f"{_REPAIR}:RelabelsInOrder", "valid-result-lost"),),
 )
 def valid_results_kept(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -146,10 +149,11 @@ def _renamed(before: list[Msg], after: list[Msg], tool_id: str) -> list[str]:
     return [i for i, call in _calls(after) if call in mine and i != tool_id]
 
 
-@_prop(
+@check(
     "repair.idempotent",
-    "contract §3.7",
-    "Repairing the repaired history changes nothing.",
+    op="repair",
+    clause="contract §3.7",
+    summary="Repairing the repaired history changes nothing.",
     witnesses=(Witness(f"{_REPAIR}:NotIdempotent", ""),),
 )
 def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:

@@ -15,7 +15,16 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ctxmodel.properties.catalogue import Check, Exchange, Finding, Probe, Witness, check, declare_op
+from ctxmodel.properties.catalogue import (
+    Exchange,
+    Finding,
+    Probe,
+    Rebudget,
+    TargetCount,
+    Witness,
+    check,
+    declare_op,
+)
 from ctxmodel.properties.chat_yardsticks import (
     floor,
     is_partial_of,
@@ -41,18 +50,40 @@ def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 _B = "python:tests.targets.broken_trim"
 _R = "python:tests.targets.responses_trimmers"
 
-declare_op("trim", params=_requests, purity_witnesses=(
+def _rebudget(count: TargetCount | None, policies: Mapping[str, str], tokenizer: str) -> Rebudget:
+    """A drawn budget point (a place such as "all but the first turn", which moves with every message
+    dropped) made a number of tokens, lowered by what the drop took away, by the target's own count
+    where it has one (else the estimate the probe placed the point with), so that the smaller history
+    is cut where the larger was."""
+    from ctxmodel.strategies.trim import BUDGET_KEY, budget_of
+
+    def by(prompt: object) -> Callable[[list[Msg]], int] | None:
+        if count is None:
+            return None
+        said = prompt if isinstance(prompt, str) and prompt else None
+        return lambda messages: count(messages, said)
+
+    def whole(params: dict[str, Any]) -> int:
+        return budget_of({**params, BUDGET_KEY: {"at": "all"}}, policies, by(params.get("systemPrompt")))
+
+    def rebudget(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
+        if not isinstance(before.get(BUDGET_KEY), dict):
+            return None
+        tokens = budget_of(before, policies, by(before.get("systemPrompt")))
+        dropped = whole(before) - whole(after)
+        if dropped <= 0 or tokens - dropped < 0:
+            return None
+        return {**after, BUDGET_KEY: {"at": "tokens", "tokens": tokens - dropped}}
+
+    return rebudget
+
+
+declare_op("trim", params=_requests, policies=("dialect",), rebudget=_rebudget, purity_witnesses=(
     Witness(f"{_B}:MutatesInput", "mutates-input"),
     Witness(f"{_B}:Nondeterministic", "answers-differently"),
 ))
 
 
-def _prop(
-    pid: str, clause: str, summary: str, *, witnesses: tuple[Witness, ...], policies: tuple[str, ...] = (),
-    requires: tuple[str, ...] = ("trim",),
-) -> Callable[[Check], Check]:
-    return check(pid, op="trim", clause=clause, summary=summary, params=_requests, witnesses=witnesses,
-                 policies=("dialect", *policies), requires=requires)
 
 
 def _dialect(probe: Probe) -> str:
@@ -78,10 +109,12 @@ def _returned(ex: Exchange) -> list[Msg] | None:
     return answer(ex.result)[0]
 
 
-@_prop(
+@check(
     "trim.accepted",
-    "contract §10.1",
-    "The answer has no pairing violation its input did not have (by rule and tool id, in the declared dialect), "
+    op="trim",
+    clause="contract §10.1",
+    summary="The answer has no pairing violation its input did not have (by rule and tool id, in the "
+    "declared dialect), "
     "and a non-empty input is never answered with no messages.",
     witnesses=(Witness(f"{_B}:CutsBetweenCallAndResult", "pairing-broken"), Witness(f"{_B}:Empties", "emptied"),
                Witness(f"{_R}:CountsItemsOneByOne", "pairing-broken"),
@@ -108,10 +141,11 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "trim.keeps-order",
-    "contract §10.2",
-    "Every returned message is a message of the input, or a declared partial of one, in the input's order; "
+    op="trim",
+    clause="contract §10.2",
+    summary="Every returned message is a message of the input, or a declared partial of one, in the input's order; "
     "nothing is invented, duplicated or moved; a declared placeholder stands only where messages were dropped "
     "(a message less its reasoning is judged by trim.reasoning-travels).",
     policies=("trimPartial", "trimToolCalls", "trimPlaceholder"),
@@ -158,10 +192,12 @@ def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int 
     return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
 
 
-@_prop(
+@check(
     "trim.fits",
-    "contract §10.3",
-    "With a budget, the answer's count by the target's own count is within maxTokens; the controlled error only "
+    op="trim",
+    clause="contract §10.3",
+    summary="With a budget, the answer's count by the target's own count is within maxTokens; the "
+    "controlled error only "
     "when neither the input nor the floor (what the policies keep) fits.",
     policies=("trimBudget", "trimSystem", "trimLastUser"),
     requires=("trim", "count"),
@@ -208,10 +244,12 @@ def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         )
 
 
-@_prop(
+@check(
     "trim.system-as-declared",
-    "contract §10.4",
-    "System and developer messages are returned as trimSystem declares: every one (keep), a leading one (first).",
+    op="trim",
+    clause="contract §10.4",
+    summary="System and developer messages are returned as trimSystem declares: every one (keep), a "
+    "leading one (first).",
     policies=("trimSystem", "trimPartial"),
     witnesses=(Witness(f"{_B}:DropsTheSystemPrompt", "system-dropped"),),
 )
@@ -243,10 +281,11 @@ def system_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                            "trimSystem=keep: every system message is returned (§10.4)", code="system-dropped")
 
 
-@_prop(
+@check(
     "trim.last-user-as-declared",
-    "contract §10.5",
-    "Under trimLastUser=keep the input's last user message is the answer's last user message (or a declared "
+    op="trim",
+    clause="contract §10.5",
+    summary="Under trimLastUser=keep the input's last user message is the answer's last user message (or a declared "
     "partial of it).",
     policies=("trimLastUser", "trimPartial"),
     witnesses=(Witness(f"{_B}:DropsTheLastUser", "last-user-dropped"),),
@@ -272,10 +311,12 @@ def last_user_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     )
 
 
-@_prop(
+@check(
     "trim.idempotent",
-    "contract §10.6",
-    "Trimming the answer again with the same params returns it unchanged (a declared placeholder's text aside).",
+    op="trim",
+    clause="contract §10.6",
+    summary="Trimming the answer again with the same params returns it unchanged (a declared "
+    "placeholder's text aside).",
     policies=("trimPlaceholder",),
     witnesses=(Witness(f"{_B}:DropsOneMoreEachTime", "not-idempotent"),
                Witness(f"{_B}:PlaceholderDropsOneMoreEachTime", "not-idempotent")),

@@ -49,9 +49,18 @@ def test_a_duplicate_id_is_refused() -> None:
         catalogue.check(prop.id, op=prop.op, clause=prop.clause, summary="again", params=prop.params)(prop.check)
 
 
-def test_a_property_without_a_plan_declares_its_params() -> None:
+def test_a_property_without_a_plan_declares_its_params_or_its_op_does() -> None:
     with pytest.raises(ValueError, match="declares its params"):
-        catalogue.check("normalize.unplanned", op="normalize", clause="contract §3", summary="s")
+        catalogue.check("undeclared.unplanned", op="undeclared", clause="contract §3", summary="s")
+
+
+def test_a_property_draws_its_ops_params_and_reads_its_ops_policies() -> None:
+    """What every property of an op shares is declared once with the op, not wrapped per suite."""
+    op = catalogue.declared_ops()["trim"]
+    for prop in (p for p in catalogue.registered().values() if p.op == "trim"):
+        assert prop.policies[: len(op.policies)] == op.policies == ("dialect",), prop.id
+    assert get("trim.fits").params is op.params
+    assert op.rebudget is not None and catalogue.declared_ops()["recover"].rebudget is not None
 
 
 def test_a_recover_property_without_a_plan_draws_and_judges_every_regime() -> None:
