@@ -34,6 +34,7 @@ __all__ = [
     "params_problem",
     "promote",
     "write_atomic",
+    "write_failure",
 ]
 
 SCHEMA = "ctxmodel-fixture/1"
@@ -100,6 +101,42 @@ def fixture_name(property_id: str, params: Mapping[str, Any]) -> str:
 def found_now(seed: int | None, hypothesis_version: str) -> dict[str, Any]:
     date = datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return {"date": date, "seed": seed, "hypothesis": hypothesis_version}
+
+
+def write_failure(
+    directory: str | os.PathLike[str],
+    *,
+    property_id: str,
+    op: str,
+    kind: str,
+    params: Mapping[str, Any],
+    calls: Iterable[Any],
+    target: Mapping[str, str],
+    policies: Mapping[str, str],
+    tokenizer: str,
+    seed: int | None,
+    notes: Sequence[str],
+    severity: str = "fail",
+) -> Path:
+    """The fixture of one failing kind, written atomically under its own name (contract §8): every
+    runner (the gate, the fuzz campaign, the agent loop) writes a failure through here, so a
+    fixture means the same and replays the same whoever found it."""
+    import hypothesis
+
+    fixture = Fixture(
+        property=property_id,
+        op=op,
+        params=dict(params),
+        observed=exchanges_json(calls),
+        target={"name": str(target.get("name", "")), "version": str(target.get("version", ""))},
+        policies=dict(policies),
+        tokenizer=tokenizer,
+        found=found_now(seed, hypothesis.__version__),
+        note="\n".join(notes),
+        kind=kind,
+        severity=severity,
+    )
+    return write_atomic(Path(directory) / fixture_name(kind.replace("/", "."), params), fixture.to_json())
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -31,7 +31,7 @@ from hypothesis.reporting import with_reporter
 from ctxmodel.codec import copy_json
 from ctxmodel.errors import CtxmodelError, describe_exception
 from ctxmodel.events import Emitter, ExampleDrawn, FixtureWritten, Heartbeat, KindMet, WarningMet
-from ctxmodel.fixtures import Fixture, FixtureError, exchanges_json, fixture_name, found_now, write_atomic
+from ctxmodel.fixtures import Fixture, FixtureError, write_failure
 from ctxmodel.hypothesis_hooks import (
     generating,
     search_on_after_a_failure,
@@ -596,19 +596,9 @@ def _write(
     fixtures_dir: str | Path,
 ) -> Kind:
     """The fixture of one kind, written atomically before anything is reported (contract §8)."""
-    fixture = Fixture(
-        property=prop.id,
-        op=prop.op,
-        params=kind.params,
-        observed=exchanges_json(kind.calls),
-        target={"name": target.description.name, "version": target.description.version},
-        policies=dict(policies),
-        tokenizer=tokenizer,
-        found=found_now(seed, hypothesis.__version__),
-        note="\n".join([kind.finding.message, prop.clause]),
-        kind=kind.key,
-        severity=kind.severity,
+    path = write_failure(
+        fixtures_dir, property_id=prop.id, op=prop.op, kind=kind.key, params=kind.params, calls=kind.calls,
+        target={"name": target.description.name, "version": target.description.version}, policies=policies,
+        tokenizer=tokenizer, seed=seed, notes=[kind.finding.message, prop.clause], severity=kind.severity,
     )
-    name = fixture_name(kind.key.replace("/", "."), kind.params)
-    path = write_atomic(Path(fixtures_dir) / name, fixture.to_json())
     return attrs.evolve(kind, fixture=path)

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
-import hypothesis
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -451,22 +450,14 @@ def _written(
     seed: int,
     fixtures_dir: str | Path,
 ) -> tuple[FailureRecord, str]:
-    from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
+    from ctxmodel.fixtures import write_failure
 
-    fixture = Fixture(
-        property=failure.prop.id,
-        op=failure.op,
-        params=failure.params,
-        observed=exchanges_json(failure.calls),
-        target={"name": target.description.name, "version": target.description.version},
-        policies=dict(policies),
-        tokenizer=tokenizer,
-        found=found_now(seed, hypothesis.__version__),
-        note="\n".join([*failure.findings, failure.prop.clause, "steps: " + " -> ".join(steps)]),
-        kind=failure.key,
+    path = write_failure(
+        fixtures_dir, property_id=failure.prop.id, op=failure.op, kind=failure.key, params=failure.params,
+        calls=failure.calls, target={"name": target.description.name, "version": target.description.version},
+        policies=policies, tokenizer=tokenizer, seed=seed,
+        notes=[*failure.findings, failure.prop.clause, "steps: " + " -> ".join(steps)],
     )
-    name = fixture_name(failure.key.replace("/", "."), failure.params)
-    path = write_atomic(Path(fixtures_dir) / name, fixture.to_json())
     judged = [c for c in failure.calls if c.op == failure.op] or list(failure.calls)
     last = judged[-1] if judged else None
     record = FailureRecord(

@@ -303,25 +303,16 @@ def _unfinished(
 ) -> tuple[FailureRecord, str]:
     """A failure whose shrinking a stop cut short: its best input so far is still written (contract
     §8: every failure becomes a fixture), marked as not fully shrunk."""
-    import hypothesis
-
-    from ctxmodel.fixtures import Fixture, exchanges_json, fixture_name, found_now, write_atomic
+    from ctxmodel.fixtures import write_failure
 
     assert watch.last_failure is not None
     key, params, findings, calls = watch.last_failure
-    fixture = Fixture(
-        property=prop.id,
-        op=prop.op,
-        params=params,
-        observed=exchanges_json(calls),
-        target={"name": target.description.name, "version": target.description.version},
-        policies=dict(policies),
-        tokenizer=tokenizer,
-        found=found_now(seed, hypothesis.__version__),
-        note="\n".join([*findings, prop.clause, "not fully shrunk: the campaign stopped while shrinking"]),
-        kind=key,
+    path = write_failure(
+        staging, property_id=prop.id, op=prop.op, kind=key, params=params, calls=calls,
+        target={"name": target.description.name, "version": target.description.version}, policies=policies,
+        tokenizer=tokenizer, seed=seed,
+        notes=[*findings, prop.clause, "not fully shrunk: the campaign stopped while shrinking"],
     )
-    path = write_atomic(staging / fixture_name(key.replace("/", "."), params), fixture.to_json())
     result, failure = _observed(calls, prop.op)
     record = FailureRecord(
         property=prop.id,
