@@ -50,6 +50,7 @@ __all__ = [
     "normalize",
     "normalize_report",
     "orphan_text",
+    "rule5",
     "synthetic_result",
 ]
 
@@ -209,58 +210,70 @@ def _same(blocks: Sequence[Block], original: Sequence[Block]) -> bool:
     return len(blocks) == len(original) and all(a is b for a, b in zip(blocks, original, strict=True))
 
 
-def _dedupe_tool_uses(
-    history: Sequence[tuple[int, Message]], log: _Log, keep: frozenset[int] = frozenset()
-) -> list[tuple[int, Message]]:
-    """Contract §3 rule 5, applied before any pairing: each ``tool_use`` id once in the request.
+#: What rule 5 removed from a message: a later ``tool_use`` of an id used in an earlier message, a
+#: repeat within one message, or a result (in the message right after) of a removed later one.
+Rule5Removal = tuple[str, str]  # ("later-use" | "repeated-use" | "result-of-removed", tool id)
+
+
+def rule5(messages: Sequence[Message]) -> list[tuple[tuple[Block, ...] | None, list[Rule5Removal]]]:
+    """Contract §3 rule 5, the one implementation (``normalize`` and ``repair`` both apply it): each
+    ``tool_use`` id once in the request. For each message, its blocks after the rule (``None`` when
+    the rule left it as it was) and what the rule removed from it.
 
     The later block goes. When the repeat is in a later message, its results (in the message right
     after it) go too: they answer the removed call, and re-attaching them to the first would be the
     cross-wiring rule 2 forbids. Within one message the results stay: they pair with the first block.
     Only assistant messages' ``tool_use`` blocks take part (one elsewhere is a rule 8 defect).
-    A message this empties is removed (unless ``keep`` holds its index: a visible message that
-    decides what is hidden); an already-empty one passes through (rule 8).
     """
     seen: set[str] = set()
     kill: set[str] = set()  # ids whose results in this message answer a removed later tool_use
-    out: list[tuple[int, Message]] = []
-    for index, message in history:
+    out: list[tuple[tuple[Block, ...] | None, list[Rule5Removal]]] = []
+    for message in messages:
         pending, kill = kill, set()
         content = message.content
-        if isinstance(content, str):
-            out.append((index, message))
+        removed: list[Rule5Removal] = []
+        if isinstance(content, str) or (message.role != "assistant" and not pending):
+            out.append((None, removed))
             continue
+        kept: list[Block] = []
         if message.role == "assistant":
             here: set[str] = set()
-            kept: list[Block] = []
             for block in content:
                 if isinstance(block, ToolUse):
-                    if block.id in seen:
-                        kill.add(block.id)
-                        log.dup_uses.append((block.id, index))
-                        continue
-                    if block.id in here:
-                        log.dup_uses.append((block.id, index))
+                    if block.id in seen or block.id in here:
+                        if block.id in seen:
+                            kill.add(block.id)
+                        removed.append(("later-use" if block.id in seen else "repeated-use", block.id))
                         continue
                     here.add(block.id)
                 kept.append(block)
             seen |= here
-        elif pending:
-            kept = []
+        else:
             for block in content:
                 if isinstance(block, ToolResult) and block.tool_use_id in pending:
-                    log.dup_results.append((block.tool_use_id, index))
+                    removed.append(("result-of-removed", block.tool_use_id))
                     continue
                 kept.append(block)
-        else:
-            out.append((index, message))
-            continue
-        if _same(kept, content):
+        out.append((None if _same(kept, content) else tuple(kept), removed))
+    return out
+
+
+def _dedupe_tool_uses(
+    history: Sequence[tuple[int, Message]], log: _Log, keep: frozenset[int] = frozenset()
+) -> list[tuple[int, Message]]:
+    """Rule 5 (``rule5``) applied before any pairing, its removals logged. A message it empties is
+    removed (unless ``keep`` holds its index: a visible message that decides what is hidden); an
+    already-empty one passes through (rule 8)."""
+    out: list[tuple[int, Message]] = []
+    for (index, message), (kept, removed) in zip(history, rule5([m for _, m in history]), strict=True):
+        for what, tool_id in removed:
+            (log.dup_results if what == "result-of-removed" else log.dup_uses).append((tool_id, index))
+        if kept is None:
             out.append((index, message))
         elif not kept and index not in keep:
             log.removed.append(index)
         else:
-            out.append((index, message.with_content(tuple(kept))))
+            out.append((index, message.with_content(kept)))
     return out
 
 

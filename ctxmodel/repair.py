@@ -66,7 +66,7 @@ from ctxmodel.model import (
     ToolResult,
     ToolUse,
 )
-from ctxmodel.normalize import orphan_text, synthetic_result
+from ctxmodel.normalize import orphan_text, rule5, synthetic_result
 from ctxmodel.oracle import (
     IMAGE_MAX_BASE64_BYTES,
     IMAGE_MAX_PIXELS,
@@ -272,42 +272,22 @@ def _misplaced_blocks(work: _Work) -> None:
             work.replace(k, message.with_content(tuple(kept)))
 
 
+_RULE5_NOTES = {
+    "later-use": "later tool_use with a used id removed",
+    "repeated-use": "repeated tool_use in the message removed",
+    "result-of-removed": "result of a removed duplicate tool_use removed",
+}
+
+
 def _duplicate_uses(work: _Work) -> None:
-    """Contract §3 rule 5: a later ``tool_use`` of a used id goes, with its results in the next message."""
-    seen: set[str] = set()
-    kill: set[str] = set()
-    for k in work.visible():
-        pending, kill = kill, set()
-        message = work.entries[k].message
-        if isinstance(message.content, str):
-            continue
-        if message.role == "assistant":
-            here: set[str] = set()
-            kept: list[Block] = []
-            for block in message.content:
-                if isinstance(block, ToolUse):
-                    if block.id in seen:
-                        kill.add(block.id)
-                        work.note(k, "duplicate-tool-use-id", "later tool_use with a used id removed", block.id)
-                        continue
-                    if block.id in here:
-                        work.note(k, "duplicate-tool-use-id", "repeated tool_use in the message removed", block.id)
-                        continue
-                    here.add(block.id)
-                kept.append(block)
-            seen |= here
-        elif pending:
-            kept = []
-            for block in message.content:
-                if isinstance(block, ToolResult) and block.tool_use_id in pending:
-                    work.note(k, "duplicate-tool-use-id", "result of a removed duplicate tool_use removed",
-                              block.tool_use_id)
-                    continue
-                kept.append(block)
-        else:
-            continue
-        if len(kept) != len(message.content):
-            work.replace(k, message.with_content(tuple(kept)))
+    """Contract §3 rule 5 (``normalize.rule5``) on the visible messages, each removal noted."""
+    visible = work.visible()
+    messages = [work.entries[k].message for k in visible]
+    for k, message, (kept, removed) in zip(visible, messages, rule5(messages), strict=True):
+        for what, tool_id in removed:
+            work.note(k, "duplicate-tool-use-id", _RULE5_NOTES[what], tool_id)
+        if kept is not None:
+            work.replace(k, message.with_content(kept))
 
 
 def _last_assistant(work: _Work) -> int | None:
