@@ -1,8 +1,8 @@
-"""Self-check of ``_field.FieldRecovery``: on random histories it breaks none of the witnesses' hand checks.
+"""Self-check of ``_field.FieldRecovery``: on random histories it breaks none of the hand-input clause checks.
 
 The recovery variants of ``families.py`` differ from ``FieldRecovery`` by one method, so the base must
 be correct on its own: for each random history and budget, both policies (``fits``, ``converges``)
-pass the clause checks of ``witnesses.py`` plus the tagging rules of contract §4.3 and rule 8, and
+pass the clause checks of ``hand_inputs.py`` plus the tagging rules of contract §4.3 and rule 8, and
 the ``fits`` base succeeds exactly where the reference does. No Hypothesis, no gate:
 
     .venv/bin/python -m tests.quality.zoo.field_check [SEED] [CASES]
@@ -18,7 +18,7 @@ from ctxmodel import codec
 from ctxmodel.targets import reference
 from ctxmodel.visibility import visible_mask
 from tests.quality.zoo._field import FieldRecovery
-from tests.quality.zoo.witnesses import (
+from tests.quality.zoo.hand_inputs import (
     _ConvergingBase,
     assistant,
     budget,

@@ -1,12 +1,12 @@
-"""Hand-written witnesses for the zoo variants added with the families table (``families.py``).
+"""Hand-written inputs for the zoo variants added with the families table (``families.py``).
 
-For every new variant, one input (``WITNESSES[name]``) on which the variant's output breaks the clause
+For every new variant, one input (``HAND_INPUTS[name]``) on which the variant's output breaks the clause
 its ``CLAUSE`` names while the reference's does not (and neither does ``_field.FieldRecovery``, the
 correct code the recovery variants override one method of). The clause checks below are written by
 hand from contract §2-§4, judged with the reference visibility predicate and counter (contract §2,
 §5); they are not the gate's properties. No Hypothesis, a few seconds:
 
-    .venv/bin/python -m tests.quality.zoo.witnesses
+    .venv/bin/python -m tests.quality.zoo.hand_inputs
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def check_results_lead(params: Json, out: Json, op: Op) -> list[str]:
     return problems
 
 
-# -- the witnesses -----------------------------------------------------------------------------
+# -- the hand inputs ---------------------------------------------------------------------------
 
 
 def _one_big(chars: int = 3000) -> list[Json]:
@@ -281,7 +281,7 @@ def _floors(messages: list[Json]) -> int:
     return recount(cut)
 
 
-def _witnesses() -> dict[str, tuple[Json, Callable[[Json, Json, Op], list[str]]]]:
+def _hand_inputs() -> dict[str, tuple[Json, Callable[[Json, Json, Op], list[str]]]]:
     w: dict[str, tuple[Json, Callable[[Json, Json, Op], list[str]]]] = {}
 
     # finding 1: zero progress reported as success
@@ -390,7 +390,7 @@ def _run(op: Op, params: Json) -> Json:
 
 
 def _outcome(params: Json, out: Json) -> str:
-    """What the reference did on the witness: recovered (to N tokens), or its controlled error."""
+    """What the reference did on the hand input: recovered (to N tokens), or its controlled error."""
     if "contextWindow" not in params:
         return "normalized"
     if out.get("error") is not None:
@@ -401,11 +401,12 @@ def _outcome(params: Json, out: Json) -> str:
 
 
 def main() -> int:
-    witnesses = _witnesses()
-    head = ("variant", "clause", "variant on its witness", "reference", "field base", "reference / field base outcome")
+    inputs = _hand_inputs()
+    head = ("variant", "clause", "variant on its hand input", "reference", "field base",
+            "reference / field base outcome")
     rows = [head]
     failed = 0
-    for name, (params, check) in witnesses.items():
+    for name, (params, check) in inputs.items():
         module = importlib.import_module(f"tests.quality.zoo.{name}")
         base: Op
         if hasattr(module, "recover"):
@@ -427,7 +428,7 @@ def main() -> int:
         print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
         if k == 0:
             print("-|-".join("-" * w for w in widths))
-    print(f"\n{len(witnesses) - failed}/{len(witnesses)} witnesses: the variant breaks its clause, "
+    print(f"\n{len(inputs) - failed}/{len(inputs)} hand inputs: the variant breaks its clause, "
           "the reference and the field base do not")
     return 1 if failed else 0
 

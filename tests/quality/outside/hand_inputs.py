@@ -1,13 +1,13 @@
-"""A hand-written witness for every bug variant: one input on which it breaks the contract.
+"""A hand-written input for every bug variant: one input on which it breaks the contract.
 
 It shows that each injected mistake is real (the variant breaks the clause its docstring names on
 this input, and ``legit_control`` does not), and it is the answer to "what input would the gate have
 needed" for a variant the gate misses. Judged with the checkout's reference counter and visibility,
 run in-process (no Hypothesis, seconds):
 
-    .venv/bin/python -m tests.quality.outside.witness
+    .venv/bin/python -m tests.quality.outside.hand_inputs
 
-Arguments, when given, keep only the variants whose name contains one of them (``witness.py b2_``).
+Arguments, when given, keep only the variants whose name contains one of them (``hand_inputs.py b2_``).
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ PACKAGE = "tests.quality.outside.variants"
 
 C = get_counter("zoo")
 Json = dict[str, Any]
-WITNESSES: dict[str, Callable[[Any], list[str]]] = {}
+HAND_INPUTS: dict[str, Callable[[Any], list[str]]] = {}
 PROSE = "The quick brown fox jumps over the lazy dog while the build log scrolls past. "
 
 
-def witness(*names: str) -> Callable[[Callable[[Any], list[str]]], Callable[[Any], list[str]]]:
+def hand_input(*names: str) -> Callable[[Callable[[Any], list[str]]], Callable[[Any], list[str]]]:
     def register(fn: Callable[[Any], list[str]]) -> Callable[[Any], list[str]]:
         for name in names:
-            WITNESSES[name] = fn
+            HAND_INPUTS[name] = fn
         return fn
 
     return register
@@ -148,7 +148,7 @@ def judge_recover(mod: Any, params: Json) -> list[str]:
     return found
 
 
-# ------------------------------------------------------------------ recovery witnesses
+# ------------------------------------------------------------------ recovery hand inputs
 
 
 def big_first_message() -> tuple[list[Json], int]:
@@ -158,33 +158,33 @@ def big_first_message() -> tuple[list[Json], int]:
     return h, after - 5
 
 
-@witness("bug_success_any_progress", "bug_cut_plan_trusted")
+@hand_input("bug_success_any_progress", "bug_cut_plan_trusted")
 def w_best_cut(mod: Any) -> list[str]:
     h, allowed = big_first_message()
     return judge_recover(mod, recover_params(h, allowed))
 
 
-@witness("bug_degrade_trusts_request")
+@hand_input("bug_degrade_trusts_request")
 def w_floor(mod: Any) -> list[str]:
     h = [user("fix the bug"), assistant([use("t1")]), user([result("t1", prose(3000))])]
     floor = [h[0], h[1], user([result("t1", prose(200) + "\n[Tool result truncated: 2800 characters removed]")])]
     return judge_recover(mod, recover_params(h, recount(floor) - 20))
 
 
-@witness("bug_recount_no_system")
+@hand_input("bug_recount_no_system")
 def w_system(mod: Any) -> list[str]:
     h = [user("hello " + prose(100))]
     system = prose(400)
     return judge_recover(mod, recover_params(h, recount(h) + 5, system))
 
 
-@witness("bug_zero_progress_success")
+@hand_input("bug_zero_progress_success")
 def w_zero(mod: Any) -> list[str]:
     h = [user(prose(2000))]
     return judge_recover(mod, recover_params(h, recount(h) - 10))
 
 
-@witness("bug_count_skips_markers")
+@hand_input("bug_count_skips_markers")
 def w_marker(mod: Any) -> list[str]:
     h = [user("task"), assistant(prose(400)), user(prose(400)), assistant("done"), user("next")]
     without_marker = recount([h[0], *h[3:]])
@@ -204,13 +204,13 @@ def condensed_case() -> tuple[list[Json], int]:
     return h, recount(h) - 300
 
 
-@witness("bug_shrink_condensed")
+@hand_input("bug_shrink_condensed")
 def w_condensed(mod: Any) -> list[str]:
     h, allowed = condensed_case()
     return judge_recover(mod, recover_params(h, allowed))
 
 
-@witness("bug_shrink_by_tool_id")
+@hand_input("bug_shrink_by_tool_id")
 def w_same_id(mod: Any) -> list[str]:
     h, allowed = condensed_case()
     h[1]["content"] = [use("t1")]  # the condensed call used the id the visible one reuses
@@ -218,7 +218,7 @@ def w_same_id(mod: Any) -> list[str]:
     return judge_recover(mod, recover_params(h, allowed))
 
 
-@witness("bug_shrink_stale_mask")
+@hand_input("bug_shrink_stale_mask")
 def w_stale(mod: Any) -> list[str]:
     h = [
         user("task " + prose(800)),
@@ -233,13 +233,13 @@ def w_stale(mod: Any) -> list[str]:
     return judge_recover(mod, recover_params(h, recount(cut) - 200))
 
 
-@witness("bug_notice_unreserved")
+@hand_input("bug_notice_unreserved")
 def w_unreserved(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t1", prose(3000)), result("t2", prose(240))])]
     return judge_recover(mod, recover_params(h, recount(h) - 300))
 
 
-@witness("bug_notice_chars_guard")
+@hand_input("bug_notice_chars_guard")
 def w_chars(mod: Any) -> list[str]:
     tail = " " * 600  # a padded table: many characters, few tokens
     h = [
@@ -250,20 +250,20 @@ def w_chars(mod: Any) -> list[str]:
     return judge_recover(mod, recover_params(h, recount(h) - 12))
 
 
-@witness("bug_notice_tokens_only")
+@hand_input("bug_notice_tokens_only")
 def w_tokens(mod: Any) -> list[str]:
     dense = "数据库连接失败请检查配置文件" * 18  # 252 CJK characters
     h = [user("task"), assistant([use("t1")]), user([result("t1", dense[:250])])]
     return judge_recover(mod, recover_params(h, recount(h) - 3))
 
 
-@witness("bug_mutates_degraded_block")
+@hand_input("bug_mutates_degraded_block")
 def w_mutate(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1")]), user([result("t1", prose(3000))])]
     return judge_recover(mod, recover_params(h, recount(h) - 200))
 
 
-# ------------------------------------------------------------------ visibility witnesses
+# ------------------------------------------------------------------ visibility hand inputs
 
 
 def judge_effective(mod: Any, messages: list[Json]) -> list[str]:
@@ -272,7 +272,7 @@ def judge_effective(mod: Any, messages: list[Json]) -> list[str]:
     return [] if got == want else [f"effective has {len(got)} messages, §2 says {len(want)}"]
 
 
-@witness("bug_vis_slice_ignores_condense")
+@hand_input("bug_vis_slice_ignores_condense")
 def w_vis_slice(mod: Any) -> list[str]:
     return judge_effective(
         mod,
@@ -286,12 +286,12 @@ def w_vis_slice(mod: Any) -> list[str]:
     )
 
 
-@witness("bug_vis_dangling_parent_hides")
+@hand_input("bug_vis_dangling_parent_hides")
 def w_vis_dangling(mod: Any) -> list[str]:
     return judge_effective(mod, [user("task"), assistant("x", truncationParent="rewound"), user("last")])
 
 
-@witness("bug_vis_first_summary")
+@hand_input("bug_vis_first_summary")
 def w_vis_first(mod: Any) -> list[str]:
     return judge_effective(
         mod,
@@ -304,7 +304,7 @@ def w_vis_first(mod: Any) -> list[str]:
     )
 
 
-@witness("bug_vis_markers_in_slice")
+@hand_input("bug_vis_markers_in_slice")
 def w_vis_markers(mod: Any) -> list[str]:
     return judge_effective(
         mod,
@@ -319,7 +319,7 @@ def w_vis_markers(mod: Any) -> list[str]:
     )  # fmt: skip
 
 
-# ------------------------------------------------------------------ pairing witnesses
+# ------------------------------------------------------------------ pairing hand inputs
 
 
 def run_normalize(mod: Any, messages: list[Json]) -> tuple[list[Json], list[str]]:
@@ -330,14 +330,14 @@ def run_normalize(mod: Any, messages: list[Json]) -> tuple[list[Json], list[str]
     return out, found
 
 
-@witness("bug_norm_keep_order", "bug_normalize_sorts_in_place")
+@hand_input("bug_norm_keep_order", "bug_normalize_sorts_in_place")
 def w_order(mod: Any) -> list[str]:
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
     h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t1", "a"), image, result("t2", "b")])]
     return run_normalize(mod, h)[1]
 
 
-@witness("bug_norm_dup_results")
+@hand_input("bug_norm_dup_results")
 def w_dup(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1")]), user([result("t1", "partial"), result("t1", "final")])]
     out, found = run_normalize(mod, h)
@@ -345,7 +345,7 @@ def w_dup(mod: Any) -> list[str]:
     return found + ([f"{n} results for t1 (§3 rule 1)"] if n != 1 else [])
 
 
-@witness("bug_norm_synthetic_unmarked")
+@hand_input("bug_norm_synthetic_unmarked")
 def w_unmarked(mod: Any) -> list[str]:
     out, found = run_normalize(mod, [user("task"), assistant([use("t1")]), user("what happened?")])
     synth = out[2]["content"][0]
@@ -353,7 +353,7 @@ def w_unmarked(mod: Any) -> list[str]:
     return found + ([] if marked else ["synthetic result unmarked (§3 rule 3)"])
 
 
-@witness("bug_norm_relabel_early")
+@hand_input("bug_norm_relabel_early")
 def w_relabel(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1")]), user([result("stale", "orphan"), result("t1", "genuine")])]
     out, found = run_normalize(mod, h)
@@ -361,14 +361,14 @@ def w_relabel(mod: Any) -> list[str]:
     return found + ([] if kept == ["genuine"] else [f"t1 now holds {kept} (§3 rules 2, 4)"])
 
 
-@witness("bug_norm_string_dropped")
+@hand_input("bug_norm_string_dropped")
 def w_string(mod: Any) -> list[str]:
     out, found = run_normalize(mod, [user("task"), assistant([use("t1")]), user("no, use the other file")])
     kept = any(b.get("text") == "no, use the other file" for b in out[2]["content"] if isinstance(b, dict))
     return found + ([] if kept else ["string content lost (§3 rule 6)"])
 
 
-@witness("bug_norm_positional_ids")
+@hand_input("bug_norm_positional_ids")
 def w_positional(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t2", "two"), result("t1", "one")])]
     out, found = run_normalize(mod, h)
@@ -376,7 +376,7 @@ def w_positional(mod: Any) -> list[str]:
     return found + ([] if got == {"t1": "one", "t2": "two"} else [f"results cross-wired: {got} (§3 rule 2)"])
 
 
-@witness("bug_norm_global_ids")
+@hand_input("bug_norm_global_ids")
 def w_global(mod: Any) -> list[str]:
     h = [
         user("task"),
@@ -406,7 +406,7 @@ def new_part(mod: Any, params: Json) -> tuple[Json, list[tuple[Json, Json]]]:
     return out, pairs
 
 
-@witness("bug_b2_vis_elif_parents")
+@hand_input("bug_b2_vis_elif_parents")
 def w_b2_elif(mod: Any) -> list[str]:
     return judge_effective(
         mod,
@@ -420,7 +420,7 @@ def w_b2_elif(mod: Any) -> list[str]:
     )  # fmt: skip
 
 
-@witness("bug_b2_norm_dedupe_per_message")
+@hand_input("bug_b2_norm_dedupe_per_message")
 def w_b2_dedupe(mod: Any) -> list[str]:
     h = [
         user("task"),
@@ -434,7 +434,7 @@ def w_b2_dedupe(mod: Any) -> list[str]:
     return found + ([f"tool_use ids repeated in the request: {ids} (§3 rule 5)"] if len(ids) != len(set(ids)) else [])
 
 
-@witness("bug_b2_norm_meta_dropped")
+@hand_input("bug_b2_norm_meta_dropped")
 def w_b2_meta(mod: Any) -> list[str]:
     h = [user("task", ts=1), assistant([use("t1")], ts=2), user("what happened?", ts=3, source="cli")]
     out, found = run_normalize(mod, h)
@@ -442,20 +442,20 @@ def w_b2_meta(mod: Any) -> list[str]:
     return found + ([] if meta == {"ts": 3, "source": "cli"} else [f"metadata now {meta} (§3 rule 6)"])
 
 
-@witness("bug_b2_norm_drops_empty_input")
+@hand_input("bug_b2_norm_drops_empty_input")
 def w_b2_empty(mod: Any) -> list[str]:
     h = [user("task"), assistant("ok"), user([]), assistant("done")]
     out, _ = run_normalize(mod, h)  # the oracle reports the empty message: that is rule 8's point
     return [] if out == h else [f"{len(h) - len(out)} already-empty message removed (§3 rule 8)"]
 
 
-@witness("bug_b2_norm_no_insert_between_assistants")
+@hand_input("bug_b2_norm_no_insert_between_assistants")
 def w_b2_no_insert(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1")]), assistant("the tool did not answer, going on"), user("ok")]
     return run_normalize(mod, h)[1]
 
 
-@witness("bug_b2_norm_stored_whole")
+@hand_input("bug_b2_norm_stored_whole")
 def w_b2_stored(mod: Any) -> list[str]:
     h = [
         user("task", condenseParent="c1"),
@@ -481,7 +481,7 @@ def odd_raw(base: str) -> str:
     return s
 
 
-@witness("bug_b2_recount_one_call")
+@hand_input("bug_b2_recount_one_call")
 def w_b2_one_call(mod: Any) -> list[str]:
     system = odd_raw("You are a careful coding agent. " + prose(200))
     h = [user(odd_raw("fix the failing test " + prose(300)))]
@@ -489,7 +489,7 @@ def w_b2_one_call(mod: Any) -> list[str]:
     return judge_recover(mod, recover_params(h, recount(h, system) - 1, system))
 
 
-@witness("bug_b2_cut_keeps_index0")
+@hand_input("bug_b2_cut_keeps_index0")
 def w_b2_index0(mod: Any) -> list[str]:
     h = [
         user("task", condenseParent="c1"),
@@ -506,7 +506,7 @@ def w_b2_index0(mod: Any) -> list[str]:
     return ["the first visible message (the summary) tagged (§4 rule 3)"] if "truncationParent" in pairs[2][1] else []
 
 
-@witness("bug_b2_tag_index_range")
+@hand_input("bug_b2_tag_index_range")
 def w_b2_tag_range(mod: Any) -> list[str]:
     h = [
         user("task"),
@@ -534,7 +534,7 @@ def w_b2_tag_range(mod: Any) -> list[str]:
     return found
 
 
-@witness("bug_b2_shrink_flattens_list")
+@hand_input("bug_b2_shrink_flattens_list")
 def w_b2_flatten(mod: Any) -> list[str]:
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
     h = [user("task"), assistant([use("t1")]), user([result("t1", [text(prose(3000)), image])])]
@@ -548,7 +548,7 @@ def w_b2_flatten(mod: Any) -> list[str]:
     return [] if kept == [image] else ["non-text items of the result changed (§4 rule 5)"]
 
 
-@witness("bug_b2_error_returns_work")
+@hand_input("bug_b2_error_returns_work")
 def w_b2_error_work(mod: Any) -> list[str]:
     h, allowed = big_first_message()
     params = recover_params(h, allowed)
@@ -558,7 +558,7 @@ def w_b2_error_work(mod: Any) -> list[str]:
     return [] if out["messages"] == h else ["a controlled error returned edited messages (§4 rule 8)"]
 
 
-@witness("bug_b2_count_cache_by_ts")
+@hand_input("bug_b2_count_cache_by_ts")
 def w_b2_count_cache(mod: Any) -> list[str]:
     found = []
     for h in ([user("hello")], [user(prose(500))]):
@@ -587,7 +587,7 @@ def unchanged_within_budget(mod: Any, messages: list[Json], allowed: int) -> lis
     return [f"within budget ({recount(messages)} <= {allowed}) yet changed (§4 rule 2)"] if changed else []
 
 
-@witness("bug_b3_norm_results_after_text")
+@hand_input("bug_b3_norm_results_after_text")
 def w_b3_after_text(mod: Any) -> list[str]:
     h = [
         user("task"),
@@ -599,7 +599,7 @@ def w_b3_after_text(mod: Any) -> list[str]:
     return found + ([] if got == ["def main():\n    return 0\n"] else [f"valid result of t1 now {got} (§3 rule 2)"])
 
 
-@witness("bug_b3_norm_dup_id_kills_first")
+@hand_input("bug_b3_norm_dup_id_kills_first")
 def w_b3_dup_first(mod: Any) -> list[str]:
     h = [
         user("task"),
@@ -614,7 +614,7 @@ def w_b3_dup_first(mod: Any) -> list[str]:
     return found + ([] if got == ["one"] else [f"the first call_0's valid result is now {got} (§3 rules 2, 5)"])
 
 
-@witness("bug_b3_norm_synthetic_appended")
+@hand_input("bug_b3_norm_synthetic_appended")
 def w_b3_appended(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1"), use("t2")]), user([result("t2", "two")]), assistant("ok")]
     out, found = run_normalize(mod, h)
@@ -624,7 +624,7 @@ def w_b3_appended(mod: Any) -> list[str]:
     return found + ([] if ids == ["t1", "t2"] else [f"results {ids} under resultOrder=tool_use (§3 policies)"])
 
 
-@witness("bug_b3_norm_dedupe_drops_thinking")
+@hand_input("bug_b3_norm_dedupe_drops_thinking")
 def w_b3_thinking(mod: Any) -> list[str]:
     first = {"type": "thinking", "thinking": "Read the file first.", "signature": "c2lnMQ=="}
     second = {"type": "thinking", "thinking": "Now the test file.", "signature": "c2lnMg=="}
@@ -640,7 +640,7 @@ def w_b3_thinking(mod: Any) -> list[str]:
     return found + ([] if heads == [first, second] else ["a thinking block lost (§3 rule 6)"])
 
 
-@witness("bug_b3_vis_summary_tagged")
+@hand_input("bug_b3_vis_summary_tagged")
 def w_b3_summary_tagged(mod: Any) -> list[str]:
     return judge_effective(
         mod,
@@ -655,7 +655,7 @@ def w_b3_summary_tagged(mod: Any) -> list[str]:
     )  # fmt: skip
 
 
-@witness("bug_b3_vis_one_id_set")
+@hand_input("bug_b3_vis_one_id_set")
 def w_b3_one_set(mod: Any) -> list[str]:
     return judge_effective(
         mod,
@@ -669,7 +669,7 @@ def w_b3_one_set(mod: Any) -> list[str]:
     )  # fmt: skip
 
 
-@witness("bug_b3_reserve_or_default")
+@hand_input("bug_b3_reserve_or_default")
 def w_b3_reserve(mod: Any) -> list[str]:
     h = [user("task"), assistant([use("t1")]), user([result("t1", prose(40000))]), assistant("done"), user("next")]
     allowed = recount(h) - 100  # over the budget by 100 tokens
@@ -680,13 +680,13 @@ def w_b3_reserve(mod: Any) -> list[str]:
     return judge_recover(mod, params)
 
 
-@witness("bug_b3_within_budget_strict")
+@hand_input("bug_b3_within_budget_strict")
 def w_b3_exact(mod: Any) -> list[str]:
     h = [user("task"), assistant("plan " + prose(400)), user("context " + prose(400)), assistant("done"), user("next")]
     return unchanged_within_budget(mod, h, recount(h))
 
 
-@witness("bug_b3_recount_condensed")
+@hand_input("bug_b3_recount_condensed")
 def w_b3_condensed(mod: Any) -> list[str]:
     h = [
         user("task", condenseParent="c1"),
@@ -701,7 +701,7 @@ def w_b3_condensed(mod: Any) -> list[str]:
     return unchanged_within_budget(mod, h, recount(h) + 5)
 
 
-@witness("bug_b3_shrink_rebuilds_result")
+@hand_input("bug_b3_shrink_rebuilds_result")
 def w_b3_is_error(mod: Any) -> list[str]:
     log = "Traceback (most recent call last):\n" + prose(3000)
     h = [user("run the tests"), assistant([use("t1")]), user([result("t1", log, is_error=True)])]
@@ -714,7 +714,7 @@ def w_b3_is_error(mod: Any) -> list[str]:
     return found + ([] if block.get("is_error") is True else ["is_error dropped from a degraded result (§4 rule 5)"])
 
 
-@witness("bug_b3_trunc_id_sequence")
+@hand_input("bug_b3_trunc_id_sequence")
 def w_b3_trunc_id(mod: Any) -> list[str]:
     # trunc-1 once hid messages 1-4; a rewind deleted its marker (stored right after them), tags remain
     h = [
@@ -733,7 +733,7 @@ def w_b3_trunc_id(mod: Any) -> list[str]:
     return found + ([] if h[-1] in shown else ["the last visible message hidden (§4 rule 3)"])
 
 
-@witness("bug_b3_count_py_json_input")
+@hand_input("bug_b3_count_py_json_input")
 def w_b3_count_json(mod: Any) -> list[str]:
     call = {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "src/app.py", "offset": 0.0,
             "limit": 100.0}}  # fmt: skip
@@ -749,15 +749,15 @@ def w_b3_count_json(mod: Any) -> list[str]:
 def main() -> int:
     control = importlib.import_module(f"{PACKAGE}.legit_control")
     names = [v.name for v in collect(PACKAGE) if v.expected == "bug"]
-    if len(sys.argv) > 1:  # optional filter: witness.py SUBSTRING ...
+    if len(sys.argv) > 1:  # optional filter: hand_inputs.py SUBSTRING ...
         names = [n for n in names if any(arg in n for arg in sys.argv[1:])]
     bad = 0
-    print("| variant | witness: what the variant breaks | control on it |")
+    print("| variant | hand input: what the variant breaks | control on it |")
     print("|---|---|---|")
     for name in names:
-        fn = WITNESSES.get(name)
+        fn = HAND_INPUTS.get(name)
         if fn is None:
-            print(f"| {name} | (no witness) | |")
+            print(f"| {name} | (no hand input) | |")
             bad += 1
             continue
         got = fn(importlib.import_module(f"{PACKAGE}.{name}"))
