@@ -3,7 +3,10 @@
 The public API is the stored format (``load``, ``dump`` and the model) and the reference's
 operations on it, the ones the pinned interfaces in HACKING.md name: ``effective`` and
 ``visible_mask`` (contract §2), ``normalize`` and ``normalize_report`` (§3), ``recover`` (§4),
-``get_counter`` and ``request_tokens`` (§5), ``validate`` (§6), ``repair`` and ``render``.
+``get_counter`` and ``request_tokens`` (§5), ``validate`` (§6), ``repair`` and ``render``; and the
+harness as a library: the ``check`` decorator (with ``Finding`` and ``Witness``) that registers a
+property, ``open_target`` for a target spec, and the engine's ``run`` with its ``RunConfig``,
+``get_profile`` and the ``GateReport`` it returns (what ``ctxmodel check`` and the pytest plugin call).
 
 Four of them share their module's name: after ``import ctxmodel``, ``ctxmodel.normalize``,
 ``ctxmodel.recover``, ``ctxmodel.repair`` and ``ctxmodel.render`` are the functions, so the modules
@@ -30,33 +33,47 @@ from ctxmodel.repair import RepairReport, repair
 from ctxmodel.visibility import effective, visible_mask
 
 if TYPE_CHECKING:
+    from ctxmodel.engine import run
+    from ctxmodel.profiles import get_profile
+    from ctxmodel.properties.catalogue import Finding, Witness, check
+    from ctxmodel.results import GateReport
+    from ctxmodel.runs import RunConfig
+    from ctxmodel.targets.spec import open_target
     from ctxmodel.tokens import Counter, get_counter, request_tokens
 
 __all__ = [
     "Counter",
     "CtxmodelError",
     "Degraded",
+    "Finding",
+    "GateReport",
     "History",
     "HistoryError",
     "Message",
     "NormalizeReport",
     "Recovery",
     "RepairReport",
+    "RunConfig",
     "Violation",
+    "Witness",
     "allowed_tokens",
+    "check",
     "dump",
     "dumps",
     "effective",
     "get_counter",
+    "get_profile",
     "load",
     "loads",
     "normalize",
     "normalize_report",
+    "open_target",
     "read",
     "recover",
     "render",
     "repair",
     "request_tokens",
+    "run",
     "validate",
     "visible_mask",
     "write",
@@ -65,7 +82,12 @@ __all__ = [
 __version__ = "0.1.0"
 
 #: Names loaded on first use, and the module that defines them.
-_LAZY = {"Counter": "ctxmodel.tokens", "get_counter": "ctxmodel.tokens", "request_tokens": "ctxmodel.tokens"}
+_LAZY = {
+    "Counter": "ctxmodel.tokens", "get_counter": "ctxmodel.tokens", "request_tokens": "ctxmodel.tokens",
+    "check": "ctxmodel.properties.catalogue", "Finding": "ctxmodel.properties.catalogue",
+    "Witness": "ctxmodel.properties.catalogue", "open_target": "ctxmodel.targets.spec", "run": "ctxmodel.engine",
+    "RunConfig": "ctxmodel.runs", "GateReport": "ctxmodel.results", "get_profile": "ctxmodel.profiles",
+}
 
 
 def __getattr__(name: str) -> Any:
