@@ -58,6 +58,7 @@ __all__ = [
     "judge_exchange",
     "judge_primary",
     "property_seed",
+    "raised_finding",
     "replay",
     "run_property",
 ]
@@ -85,20 +86,24 @@ def judge_exchange(prop: Property, probe: Probe, exchange: Exchange) -> tuple[Fi
     a follow-up call the target does not answer is a target fault."""
     try:
         return tuple(prop.check(probe, exchange))
-    except TargetFailure as exc:
-        return (fault_finding(exc, exchange.op),)
     except HypothesisException:
         raise
-    except (Malformed, CtxmodelError) as exc:
-        return (_unusable(exc),)
     except Exception as exc:
-        return (
-            Finding.fail(
-                f"the check could not judge the target's reply: {describe_exception(exc)}",
-                "a reply of contract §7's shape",
-                code="unjudgeable",
-            ),
-        )
+        return (raised_finding(exc, exchange.op),)
+
+
+def raised_finding(exc: Exception, op: str) -> Finding:
+    """The finding a check that raised makes (every runner reads a raised check through here): a
+    target fault's own kind, an unreadable reply, or a reply the check could not judge."""
+    if isinstance(exc, TargetFailure):
+        return fault_finding(exc, op)
+    if isinstance(exc, Malformed | CtxmodelError):
+        return _unusable(exc)
+    return Finding.fail(
+        f"the check could not judge the target's reply: {describe_exception(exc)}",
+        "a reply of contract §7's shape",
+        code="unjudgeable",
+    )
 
 
 @attrs.frozen

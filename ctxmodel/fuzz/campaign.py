@@ -276,20 +276,16 @@ def watched(prop: Any, watch: _Watch) -> Any:
 
 
 def _raised_kind(prop: Any, exc: Exception) -> str | None:
-    """The kind the gate's ``judge_exchange`` makes of an exception a check raised (``None`` for
-    Hypothesis's own, which it lets through)."""
+    """The kind the gate makes of an exception a check raised (``None`` for Hypothesis's own, which it
+    lets through)."""
     from hypothesis.errors import HypothesisException
 
-    from ctxmodel.properties.json_reading import Malformed
-    from ctxmodel.targets.base import TargetFailure
+    from ctxmodel.gate import raised_finding
+    from ctxmodel.results import finding_key
 
     if isinstance(exc, HypothesisException):
         return None
-    if isinstance(exc, TargetFailure):
-        return f"target-{exc.kind}"
-    if isinstance(exc, Malformed | CtxmodelError):
-        return f"{prop.id}/malformed"
-    return f"{prop.id}/unjudgeable"
+    return finding_key(prop, raised_finding(exc, prop.op))
 
 
 def _unfinished(
