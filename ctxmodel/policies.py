@@ -9,11 +9,12 @@ the default in its place (``--policy orphan=to_text`` used to run ``orphans=drop
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 
 from ctxmodel.errors import UsageError
 
-__all__ = ["CHOICES", "DEFAULTS", "Policies", "check_policies", "check_policy", "did_you_mean", "resolve"]
+__all__ = ["CHOICES", "DEFAULTS", "PATTERNS", "Policies", "check_policies", "check_policy", "did_you_mean", "resolve"]
 
 Policies = Mapping[str, str]
 
@@ -38,6 +39,16 @@ CHOICES: dict[str, tuple[str, ...]] = {
     # Reasoning travels with its item (contract §10.8).
     "trimReasoning": ("keep", "strip"),
     "reasoningRequired": ("no", "current-turn"),
+    # What a trimmer keeps when it must drop (contract §10.9) and what a pruner's options remove (§10.10).
+    "trimKeep": ("newest", "oldest", "any"),
+    "pruneCalls": ("no", "all", "before-last-message", "before-last-N-messages"),
+    "pruneReasoning": ("no", "all", "before-last-message"),
+}
+
+#: The values a choice spelled with ``N`` stands for (the Vercel AI SDK's ``before-last-3-messages``):
+#: each choice's pattern, ``N`` a whole number from 1.
+PATTERNS: dict[str, dict[str, re.Pattern[str]]] = {
+    "pruneCalls": {"before-last-N-messages": re.compile(r"before-last-([1-9][0-9]*)-messages")},
 }
 
 DEFAULTS: dict[str, str] = {key: values[0] for key, values in CHOICES.items()}
@@ -60,9 +71,12 @@ def check_policy(key: object, value: object, where: str) -> tuple[str, str]:
         raise UsageError(f"{where}: unknown policy {shown!r}{hint}; expected one of {', '.join(CHOICES)}")
     if not isinstance(value, str):
         raise UsageError(f"{where}: {key}: expected a string, one of {'|'.join(CHOICES[key])}; got {value!r}")
-    if value not in CHOICES[key]:
-        hint = did_you_mean(value, CHOICES[key])
-        raise UsageError(f"{where}: {key}={value}: unknown value{hint}; expected one of {'|'.join(CHOICES[key])}")
+    patterns = PATTERNS.get(key, {})
+    if (value not in CHOICES[key] or value in patterns) and not any(p.fullmatch(value) for p in patterns.values()):
+        hint = "" if value in patterns else did_you_mean(value, CHOICES[key])
+        spelled = ", N a whole number from 1" if patterns else ""
+        raise UsageError(
+            f"{where}: {key}={value}: unknown value{hint}; expected one of {'|'.join(CHOICES[key])}{spelled}")
     return key, value
 
 

@@ -19,6 +19,7 @@ from ctxmodel.properties import (  # noqa: F401  (imported to register their pro
     suite_repair,
     suite_request,
     suite_trim,
+    suite_trim_keeps,
 )
 from ctxmodel.properties.catalogue import Property, registered
 

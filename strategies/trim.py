@@ -167,6 +167,8 @@ def _subset(messages: Sequence[Msg], spec: Mapping[str, Any], dialect: str, poli
     elif at == "drop-first-turn":
         first_end = starts[1] if len(starts) > 1 else n
         kept = set(range(first_end, n))
+    elif at == "last-turn" and policies.get("trimKeep") == "oldest":
+        kept = set(range(next((i for i in starts if i > 0), n)))  # the turn such a trimmer keeps (§10.9)
     elif at == "last-turn":
         kept = set(range(starts[-1] if starts else 0, n))
     elif at == "floor":

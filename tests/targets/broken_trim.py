@@ -308,3 +308,76 @@ class CountsArgumentsNotNames(_Broken):
             out.append({"role": "user", "content": _text_only(m) + "".join(
                 json.dumps(c.get("function", {}).get("arguments")) for c in calls or [] if isinstance(c, dict))})
         return ref.op_chat_count({"messages": out})
+
+
+class ReturnsOnlyTheFloor(_Broken):
+    """Once over budget, sends only what its policies keep (the system messages and the last user
+    message), though the whole last turn would fit with them."""
+
+    name = "broken-returns-only-the-floor"
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        count = self.measure(params)
+        if count(messages) <= params["maxTokens"]:
+            return {"messages": messages}
+        users = [i for i, m in enumerate(messages) if self.starts_turn(m)][-1:]
+        kept = [m for i, m in enumerate(messages) if self.is_system(m) or i in users]
+        if kept and count(kept) <= params["maxTokens"]:
+            return {"messages": kept}
+        return {"error": "the messages the policies keep do not fit"}
+
+
+class KeepsTheNewestDeclaringOldest(_Broken):
+    """Drops the oldest turns first (the reference's way) while declaring that it keeps the oldest."""
+
+    name = "broken-keeps-the-newest-declaring-oldest"
+    policies: ClassVar[dict[str, str]] = {**_Broken.policies, "trimKeep": "oldest"}
+
+    def trim(self, params: Params) -> Params:
+        out = self.trimmed(params)
+        return {"error": "nothing fits"} if out is None else {"messages": out}
+
+
+class _Pruner(_Broken):
+    policies: ClassVar[dict[str, str]] = {**_Broken.policies, "trimBudget": "none", "trimToolCalls": "pairs"}
+
+
+class PrunesNothing(_Pruner):
+    """Declares ``pruneCalls=all`` and sends every call with its results."""
+
+    name = "broken-prunes-nothing"
+    policies: ClassVar[dict[str, str]] = {**_Pruner.policies, "pruneCalls": "all"}
+
+    def trim(self, params: Params) -> Params:
+        return {"messages": list(params["messages"])}
+
+
+class KeepsReasoningItSaysItPrunes(_Pruner):
+    """Declares ``pruneReasoning=all`` and sends every ``reasoning_content``."""
+
+    name = "broken-keeps-reasoning-it-says-it-prunes"
+    policies: ClassVar[dict[str, str]] = {**_Pruner.policies, "trimReasoning": "strip", "pruneReasoning": "all"}
+
+    def trim(self, params: Params) -> Params:
+        return {"messages": list(params["messages"])}
+
+
+class PrunesTheLastCallsToo(_Pruner):
+    """Declares ``pruneCalls=before-last-message`` and removes every call with its results, the
+    last message's too."""
+
+    name = "broken-prunes-the-last-calls-too"
+    policies: ClassVar[dict[str, str]] = {**_Pruner.policies, "pruneCalls": "before-last-message"}
+
+    def trim(self, params: Params) -> Params:
+        out: list[Msg] = []
+        for message in params["messages"]:
+            if message.get("role") == "tool":
+                continue
+            if message.get("role") == "assistant" and "tool_calls" in message:
+                message = {k: v for k, v in message.items() if k != "tool_calls"}
+                if not message.get("content"):
+                    continue
+            out.append(message)
+        return {"messages": out}

@@ -6,7 +6,10 @@ than the reference and declare them, and every ``trim`` property must pass on th
 - ``SuffixCut``: the longest suffix that fits, started at a safe boundary (never a tool answer), a
   leading system message kept (LangChain's ``trim_messages(strategy="last", include_system=True)``).
 - ``HeadAndTail``: the task (leading system messages and the first user message) and the longest
-  tail that fits after it; without room for the task, a suffix cut.
+  tail that fits after it; without room for the task, a suffix cut. The head may leave room for
+  less than the last turn, so it keeps neither end whole (``trimKeep=any``).
+- ``PrefixCut``: the longest prefix that fits and ends at a safe boundary (LangChain's
+  ``strategy="first"``); it keeps the oldest (``trimKeep=oldest``).
 - ``DropOldestTurn``: whole turns dropped oldest first, system messages with them; it gives up when
   not even the last turn fits, and declares that it may.
 - ``Pruner``: no budget; the calls of all but the last two assistant messages with calls removed,
@@ -128,7 +131,8 @@ class HeadAndTail(Reference):
     """The task and the longest tail that fits after it; a suffix cut when the task leaves no room."""
 
     name = "trimmer-head-and-tail"
-    policies: ClassVar[dict[str, str]] = {"trimSystem": "first", "trimLastUser": "any", "trimPartial": "no"}
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "first", "trimLastUser": "any", "trimPartial": "no",
+                                          "trimKeep": "any"}
 
     def _tails(self, messages: list[Msg], head: list[Msg], after: int, count: Callable[[list[Msg]], int],
                budget: int) -> list[Msg] | None:
@@ -153,6 +157,33 @@ class HeadAndTail(Reference):
             first = min(systems, 1)
             found = self._tails(messages, messages[:first], first, count, budget)
         return {"messages": found} if found is not None else {"error": f"nothing fits {budget} tokens"}
+
+
+class PrefixCut(Reference):
+    """The longest prefix that fits, never ending between a call and its answers; a leading system
+    message is in every prefix."""
+
+    name = "trimmer-prefix-cut"
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "first", "trimLastUser": "any", "trimPartial": "no",
+                                          "trimKeep": "oldest"}
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        budget = _budget(params)
+        count = self.measure(params)
+        if budget is None or count(messages) <= budget:
+            return {"messages": list(messages)}
+        for end in range(len(messages) - 1, 0, -1):
+            if self.answers_a_call(messages[end]):
+                continue
+            if count(messages[:end]) <= budget:
+                return {"messages": messages[:end]}
+        return {"error": f"no prefix fits {budget} tokens"}
+
+
+class PrefixCutChat(PrefixCut):
+    name = "trimmer-prefix-cut-chat"
+    dialect = "openai-chat"
 
 
 class HeadAndTailChat(HeadAndTail):
@@ -254,6 +285,56 @@ class CallPrunerChat(Reference):
         return {"messages": out}
 
 
+class OptionPrunerChat(Reference):
+    """No budget: every call made or answered before the last two messages removed with its
+    results (unless those two call or answer it), and every assistant message but the last one
+    without its ``reasoning_content``; an assistant message left with nothing to send goes too."""
+
+    name = "trimmer-option-pruner-chat"
+    dialect = "openai-chat"
+    policies: ClassVar[dict[str, str]] = {**ref.REFERENCE_TRIM_POLICIES, "trimBudget": "none",
+                                          "trimToolCalls": "pairs", "trimReasoning": "strip",
+                                          "pruneCalls": "before-last-2-messages",
+                                          "pruneReasoning": "before-last-message"}
+
+    @staticmethod
+    def _ids(message: Msg) -> set[str]:
+        if message.get("role") == "tool":
+            return {str(message.get("tool_call_id"))}
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        return {str(c.get("id")) for c in calls if isinstance(c, dict)} if isinstance(calls, list) else set()
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        cut = max(0, len(messages) - 2)
+        kept = set().union(*(self._ids(m) for m in messages[cut:]))
+        gone = set().union(*(self._ids(m) for m in messages[:cut])) - kept
+        out: list[Msg] = []
+        for i, message in enumerate(messages):
+            if message.get("role") == "tool" and str(message.get("tool_call_id")) in gone:
+                continue
+            if message.get("role") != "assistant":
+                out.append(message)
+                continue
+            pruned = dict(message)
+            if i < len(messages) - 1:
+                pruned.pop("reasoning_content", None)
+            calls = pruned.get("tool_calls")
+            if isinstance(calls, list) and self._ids(message) & gone:
+                left = [c for c in calls if not (isinstance(c, dict) and str(c.get("id")) in gone)]
+                if left:
+                    pruned["tool_calls"] = left
+                else:
+                    del pruned["tool_calls"]
+            if pruned.get("content") or pruned.get("tool_calls") or "reasoning_content" in pruned:
+                out.append(pruned)
+            elif message.get("content") or message.get("tool_calls") or "reasoning_content" in message:
+                continue  # left with nothing to send
+            else:
+                out.append(message)
+        return {"messages": out}
+
+
 class PlaceholderChat(Reference):
     """No budget: the leading system messages and the last turn, with one user message saying how
     many it skipped in between (as AutoGen's ``HeadAndTailChatCompletionContext``, whose unit is a
@@ -279,4 +360,5 @@ class PlaceholderChat(Reference):
 LEGITIMATE: tuple[str, ...] = (
     "Reference", "ReferenceChat", "SuffixCut", "SuffixCutChat", "HeadAndTail", "HeadAndTailChat",
     "DropOldestTurn", "DropOldestTurnChat", "Pruner", "PrunerChat", "CallPrunerChat", "PlaceholderChat",
+    "PrefixCut", "PrefixCutChat", "OptionPrunerChat",
 )

@@ -62,8 +62,9 @@ class HeadAndTail(ChatTrimmer):
     after it; without room for the first user message, the newest groups after the floor."""
 
     name = "blind-head-and-tail"
+    # Written before contract §10.9; its head may leave room for less than the last turn: trimKeep=any.
     policies: ClassVar[dict[str, str]] = {"trimSystem": "keep", "trimLastUser": "keep",
-                                          "trimPartial": "no", "trimBudget": "tokens"}
+                                          "trimPartial": "no", "trimBudget": "tokens", "trimKeep": "any"}
 
     def candidates(self, messages: list[Msg]) -> Iterable[set[int]]:
         floor = self.floor(messages)
@@ -79,8 +80,9 @@ class ToolTrafficFirst(ChatTrimmer):
     ``clear_tool_uses``-like pruner that falls back to dropping turns)."""
 
     name = "blind-tool-traffic-first"
+    # Written before contract §10.9; it drops the last turn's calls before older text: trimKeep=any.
     policies: ClassVar[dict[str, str]] = {"trimSystem": "keep", "trimLastUser": "keep",
-                                          "trimPartial": "no", "trimBudget": "tokens"}
+                                          "trimPartial": "no", "trimBudget": "tokens", "trimKeep": "any"}
 
     def candidates(self, messages: list[Msg]) -> Iterable[set[int]]:
         floor = self.floor(messages)

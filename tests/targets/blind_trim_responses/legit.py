@@ -66,7 +66,8 @@ class HeadAndTail(ResponsesTrimmer):
     ``HeadAndTailChatCompletionContext`` without its placeholder)."""
 
     name = "blind-responses-head-and-tail"
-    policies: ClassVar[dict[str, str]] = dict(DEFAULT_POLICIES)
+    # Written before contract §10.9; its head may leave room for less than the last turn: trimKeep=any.
+    policies: ClassVar[dict[str, str]] = {**DEFAULT_POLICIES, "trimKeep": "any"}
 
     def candidates(self, items: list[Item]) -> Iterable[set[int]]:
         floor = self.floor(items)
@@ -83,7 +84,8 @@ class ToolTrafficFirst(ResponsesTrimmer):
     ``clear_tool_uses``-like pruner that falls back to dropping turns)."""
 
     name = "blind-responses-tool-traffic-first"
-    policies: ClassVar[dict[str, str]] = dict(DEFAULT_POLICIES)
+    # Written before contract §10.9; it drops the last turn's calls before older text: trimKeep=any.
+    policies: ClassVar[dict[str, str]] = {**DEFAULT_POLICIES, "trimKeep": "any"}
 
     def candidates(self, items: list[Item]) -> Iterable[set[int]]:
         floor = self.floor(items)
