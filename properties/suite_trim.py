@@ -218,6 +218,8 @@ def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         return
     history: list[Msg] = ex.params["messages"]
     if out is not None:
+        if not out and history:
+            return  # no messages at all is trim.accepted's emptied: one fixture, not that and over-budget
         tokens = _count(probe, out, ex.params)
         if tokens is None or tokens <= budget:
             return
@@ -251,7 +253,8 @@ def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     summary="System and developer messages are returned as trimSystem declares: every one (keep), a "
     "leading one (first).",
     policies=("trimSystem", "trimPartial"),
-    witnesses=(Witness(f"{_B}:DropsTheSystemPrompt", "system-dropped"),),
+    witnesses=(Witness(f"{_B}:DropsTheSystemPrompt", "system-dropped"),
+               Witness(f"{_B}:JoinsTheSystemMessages", "system-merged")),
 )
 def system_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     out = _returned(ex)
@@ -273,12 +276,40 @@ def system_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     for key in dict.fromkeys(wanted):
         if have.count(key) < wanted.count(key) and not partial:
             i = next(i for i, m in enumerate(history) if canon(m) == key)
-            yield Finding.fail(f"system message messages.{i} of the input ({short(history[i], 80)}) was dropped",
-                               "trimSystem=keep: every system message is returned (§10.4)", code="system-dropped")
+            yield _system_missing(i, history, out, dialect)
             return
     if partial and len(have) < len(wanted):
-        yield Finding.fail(f"{len(wanted) - len(have)} of the input's {len(wanted)} system messages were dropped",
-                           "trimSystem=keep: every system message is returned (§10.4)", code="system-dropped")
+        i = next((i for i, m in enumerate(history) if is_system(m, dialect) and not any(
+            canon(o) == canon(m) or is_partial_of(o, m) for o in out if is_system(o, dialect))),
+            next(i for i, m in enumerate(history) if is_system(m, dialect)))
+        yield _system_missing(i, history, out, dialect, f"{len(wanted) - len(have)} of the input's {len(wanted)} "
+                              "system messages are not in the answer; ")
+
+
+def _text(message: Msg) -> str | None:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return None
+
+
+def _system_missing(i: int, history: list[Msg], out: list[Msg], dialect: str, lead: str = "") -> Finding:
+    """A system message not returned: ``system-merged`` when an answer's system message that is no
+    input message holds its text and more (two instructions joined into one: the model reads them
+    as one, in one place), else ``system-dropped``."""
+    text = _text(history[i])
+    inputs = {canon(m) for m in history}
+    joined = next((j for j, m in enumerate(out) if is_system(m, dialect) and canon(m) not in inputs
+                   and text is not None and (t := _text(m)) is not None and text in t and len(t) > len(text)), None)
+    if joined is not None:
+        return Finding.fail(f"{lead}system message messages.{i} of the input ({short(history[i], 80)}) comes back "
+                            f"joined with other text in messages.{joined} of the answer ({short(out[joined], 80)})",
+                            "trimSystem=keep: every system message is returned, unchanged and in its place (§10.4)",
+                            code="system-merged")
+    return Finding.fail(f"{lead}system message messages.{i} of the input ({short(history[i], 80)}) was dropped",
+                        "trimSystem=keep: every system message is returned (§10.4)", code="system-dropped")
 
 
 @check(

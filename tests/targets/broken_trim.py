@@ -127,6 +127,22 @@ class DropsTheSystemPrompt(_Broken):
         return super().trim({**params, "policies": policies})
 
 
+class JoinsTheSystemMessages(_Broken):
+    """Joins every system message into one at the head, one instruction per line (LiteLLM's way)."""
+
+    name = "broken-joins-the-system-messages"
+
+    def trim(self, params: Params) -> Params:
+        out = self.trimmed(params)
+        if out is None:
+            return {"error": "nothing fits"}
+        systems = [m for m in out if self.is_system(m) and isinstance(m.get("content"), str)]
+        if len(systems) < 2:
+            return {"messages": out}
+        joined = {"role": "system", "content": "\n".join(m["content"] for m in systems)}
+        return {"messages": [joined, *(m for m in out if not any(m is x for x in systems))]}
+
+
 class DropsTheLastUser(_Broken):
     """Keeps what the assistant did after the last user message, and drops that message, once it trims."""
 

@@ -238,7 +238,9 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("head-and-tail-2-4", {"trimBudget": "none", "trimSystem": "first", "trimLastUser": "any",
                                  "trimPlaceholder": "one"},
            lambda params: HeadAndTailChatCompletionContext(head_size=2, tail_size=4)),
-    Config(f"token-limited-{MODEL}", {"trimSystem": "any", "trimLastUser": "any"}, _token_limited, counts=True),
+    # It pops the middle message until the rest fits: neither end is kept whole by design (trimKeep=any).
+    Config(f"token-limited-{MODEL}", {"trimSystem": "any", "trimLastUser": "any", "trimKeep": "any"},
+           _token_limited, counts=True),
 )}
 assert tuple(CONFIGS) == NAMES
 

@@ -182,20 +182,26 @@ async function roundtrip(params) {
 const NONE = { trimSystem: "any", trimLastUser: "any" };
 const FIRST_SYSTEM = { trimSystem: "first", trimLastUser: "any" };
 
+// "last" keeps the newest messages that fit (trimKeep=newest, the default), "first" the oldest
+// (trimKeep=oldest); endOn then cuts the kept window back until a named type ends it, so a turn
+// ending with the assistant's answer is cut by design (trimKeep=any).
 // name -> [the trimMessages options, the policies its docs promise]
 const CONFIGURATIONS = {
-  "last-recipe": [{ strategy: "last", startOn: "human", endOn: ["human", "tool"], includeSystem: true }, FIRST_SYSTEM],
+  "last-recipe": [
+    { strategy: "last", startOn: "human", endOn: ["human", "tool"], includeSystem: true },
+    { ...FIRST_SYSTEM, trimKeep: "any" },
+  ],
   last: [{ strategy: "last" }, NONE],
   "last-system": [{ strategy: "last", includeSystem: true }, FIRST_SYSTEM],
   "last-start-human-system": [{ strategy: "last", startOn: "human", includeSystem: true }, FIRST_SYSTEM],
-  "last-end-human-tool": [{ strategy: "last", endOn: ["human", "tool"] }, NONE],
+  "last-end-human-tool": [{ strategy: "last", endOn: ["human", "tool"] }, { ...NONE, trimKeep: "any" }],
   "last-partial": [
     { strategy: "last", startOn: "human", includeSystem: true, allowPartial: true },
     { ...FIRST_SYSTEM, trimPartial: "yes" },
   ],
-  first: [{ strategy: "first" }, NONE],
-  "first-end-human-tool": [{ strategy: "first", endOn: ["human", "tool"] }, NONE],
-  "first-partial": [{ strategy: "first", allowPartial: true }, { ...NONE, trimPartial: "yes" }],
+  first: [{ strategy: "first" }, { ...NONE, trimKeep: "oldest" }],
+  "first-end-human-tool": [{ strategy: "first", endOn: ["human", "tool"] }, { ...NONE, trimKeep: "any" }],
+  "first-partial": [{ strategy: "first", allowPartial: true }, { ...NONE, trimPartial: "yes", trimKeep: "oldest" }],
 };
 
 const name = kit.selectConfiguration(Object.keys(CONFIGURATIONS));

@@ -19,8 +19,11 @@ Two families, each the library's own code, called as its docs show (``adapter.py
 The policies are what each configuration's docs promise, and no more: ``include_system=True`` keeps
 "the SystemMessage if there is one at index 0" (``trimSystem=first``; a ``developer`` message is a
 ``SystemMessage`` too), nothing promises the last human message (``trimLastUser=any``), and only
-``allow_partial=True`` cuts a message (``trimPartial=yes``). The middleware keeps no system message
-by design (an agent's system prompt is not in its state's messages) and keeps N messages
+``allow_partial=True`` cuts a message (``trimPartial=yes``). ``strategy="last"`` keeps the newest
+messages that fit (the default ``trimKeep=newest``), ``"first"`` the oldest (``trimKeep=oldest``);
+``end_on`` then drops the kept window's last messages until one of the named types ends it, so a
+turn that ends with the assistant's answer is cut back by design (``trimKeep=any``). The middleware
+keeps no system message by design (an agent's system prompt is not in its state's messages) and keeps N messages
 (``trimBudget=none``), or the most recent ``maxTokens`` tokens of ``keep=("tokens", N)``.
 """
 
@@ -38,7 +41,7 @@ FIRST_SYSTEM = {"trimSystem": "first", "trimLastUser": "any"}
 CONFIGURATIONS: dict[str, tuple[str, dict[str, str], str, dict[str, Any]]] = {
     "last-recipe": (
         'trim_messages(strategy="last", start_on="human", end_on=("human", "tool"), include_system=True)',
-        FIRST_SYSTEM, "trim_messages",
+        {**FIRST_SYSTEM, "trimKeep": "any"}, "trim_messages",
         {"strategy": "last", "start_on": "human", "end_on": ("human", "tool"), "include_system": True},
     ),
     "last": ('trim_messages(strategy="last")', NONE, "trim_messages", {"strategy": "last"}),
@@ -51,7 +54,7 @@ CONFIGURATIONS: dict[str, tuple[str, dict[str, str], str, dict[str, Any]]] = {
         {"strategy": "last", "start_on": "human", "include_system": True},
     ),
     "last-end-human-tool": (
-        'trim_messages(strategy="last", end_on=("human", "tool"))', NONE, "trim_messages",
+        'trim_messages(strategy="last", end_on=("human", "tool"))', {**NONE, "trimKeep": "any"}, "trim_messages",
         {"strategy": "last", "end_on": ("human", "tool")},
     ),
     "last-partial": (
@@ -59,9 +62,10 @@ CONFIGURATIONS: dict[str, tuple[str, dict[str, str], str, dict[str, Any]]] = {
         {**FIRST_SYSTEM, "trimPartial": "yes"}, "trim_messages",
         {"strategy": "last", "start_on": "human", "include_system": True, "allow_partial": True},
     ),
-    "first": ('trim_messages(strategy="first")', NONE, "trim_messages", {"strategy": "first"}),
+    "first": ('trim_messages(strategy="first")', {**NONE, "trimKeep": "oldest"}, "trim_messages",
+              {"strategy": "first"}),
     "first-end-human-tool": (
-        'trim_messages(strategy="first", end_on=("human", "tool"))', NONE, "trim_messages",
+        'trim_messages(strategy="first", end_on=("human", "tool"))', {**NONE, "trimKeep": "any"}, "trim_messages",
         {"strategy": "first", "end_on": ("human", "tool")},
     ),
     "summarization-keep-messages-3": (

@@ -229,6 +229,11 @@ const REASONING_POLICIES = {
   "before-last-message": { trimReasoning: "strip", reasoningRequired: "current-turn" },
 };
 
+// What each option declares it removes (contract §10.10): the SDK's own vocabulary. A toolCalls
+// array naming tools has no policy to say it, so it declares none (and is not judged on it).
+const PRUNE_CALLS = (toolCalls) => (typeof toolCalls === "string" && toolCalls !== "none" ? toolCalls : "no");
+const PRUNE_REASONING = { none: "no", all: "all", "before-last-message": "before-last-message" };
+
 const name = kit.selectConfiguration(Object.keys(CONFIGURATIONS));
 const options = CONFIGURATIONS[name];
 
@@ -243,6 +248,8 @@ kit.serve({
   policies: {
     trimBudget: "none", trimSystem: "keep", trimLastUser: "keep", trimPartial: "no", trimToolCalls: "pairs",
     ...REASONING_POLICIES[options.reasoning],
+    pruneCalls: PRUNE_CALLS(options.toolCalls),
+    pruneReasoning: PRUNE_REASONING[options.reasoning],
   },
   describe: { options: JSON.stringify(options) },
   ops: {
