@@ -202,7 +202,8 @@ def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int 
     policies=("trimBudget", "trimSystem", "trimLastUser"),
     requires=("trim", "count"),
     witnesses=(
-        Witness(f"{_B}:OverBudgetAsSuccess", "over-budget"),
+        Witness(f"{_B}:OverBudgetAsSuccess", "error-expected"),
+        Witness(f"{_B}:TrimsTooLittle", "over-budget"),
         Witness(f"{_B}:ReturnsInputUntrimmed", "untrimmed"),
         Witness(f"{_B}:GivesUpEarly", "gave-up"),
         Witness(f"{_B}:ShapelessReply", "bad-result"),
@@ -224,12 +225,18 @@ def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         if tokens is None or tokens <= budget:
             return
         untrimmed = canon(out) == canon(history)
-        yield Finding.fail(
-            f"trim returned {'its input unchanged' if untrimmed else f'{len(out)} messages'}, which its own count "
-            f"puts at {tokens} tokens, over the budget of {budget}",
-            "an answer within maxTokens by the target's count, or the controlled error (§10.3)",
-            code="untrimmed" if untrimmed else "over-budget",
-        )
+        said = f"trim returned {'its input unchanged' if untrimmed else f'{len(out)} messages'}, which its own count " \
+               f"puts at {tokens} tokens, over the budget of {budget}"
+        kept = [history[i] for i in floor(history, _dialect(probe), probe.policies)]
+        low = _count(probe, kept, ex.params) if kept else None
+        if low is not None and low > budget:
+            # A cause of its own: where nothing the policies allow fits, the answer owed was the error.
+            yield Finding.fail(f"{said}, where not even the {len(kept)} messages its policies keep fit ({low} "
+                               "tokens)", "the controlled error when nothing the policies allow fits (§10.3)",
+                               code="error-expected")
+            return
+        yield Finding.fail(said, "an answer within maxTokens by the target's count, or the controlled error (§10.3)",
+                           code="untrimmed" if untrimmed else "over-budget")
         return
     whole = _count(probe, history, ex.params)
     kept = [history[i] for i in floor(history, _dialect(probe), probe.policies)]

@@ -174,3 +174,39 @@ def test_replay_of_a_baseline_lists_the_kinds_still_there_and_exits_1_while_any_
     assert fixed.exit_code == 0, fixed.output
     assert "3 fixture(s): 0 reproduce(s), 3 no longer reproduce(s)" in fixed.output
     assert "still there" not in fixed.output
+
+
+TWO_CAUSES = "python:tests.targets.two_causes:FloorAndTrailingResults"
+_SYSTEM = {"role": "system", "content": "Answer briefly."}
+_CALL = {"role": "assistant", "content": None, "tool_calls": [
+    {"id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a.py\"}"}}]}
+_RESULT_TEXT = {"role": "tool", "tool_call_id": "call_a", "content": "x = 1\n" * 40}
+#: Nothing fits, so the floor is sent / the trailing result is put back over the budget.
+FLOOR_INPUT = {"messages": [_SYSTEM, {"role": "user", "content": "h"}], "maxTokens": 1}
+TRAILING_INPUT = {"messages": [{"role": "user", "content": "h"}, _CALL, _RESULT_TEXT], "maxTokens": 30}
+
+
+def _trim_fixture(path: Path, params: dict[str, Any]) -> Path:
+    fixture = Fixture(property="trim.fits", op="trim", params=params, observed=[], target={"name": "test",
+                      "version": "1"}, policies={}, tokenizer="zoo", found={}, note="", kind="trim.fits")
+    return write_atomic(path, fixture.to_json())
+
+
+def test_two_causes_of_one_rule_give_two_fixtures_and_a_baseline_of_one_still_fails(
+        work: Path) -> None:
+    _trim_fixture(work / "causes" / "floor.json", FLOOR_INPUT)
+    _trim_fixture(work / "causes" / "trailing.json", TRAILING_INPUT)
+    argv = ["check", "--target", TWO_CAUSES, "--property", "trim.fits", "--profile", "ci", "--max-examples", "5",
+            "--regressions", "causes", "--fixtures", "first"]
+    first = CliRunner().invoke(cli, argv, catch_exceptions=False)
+    assert first.exit_code == 1, first.output
+    found = kinds_in(work / "first")
+    assert {"trim.fits/error-expected", "trim.fits/over-budget"} <= found, found
+    (work / "baseline").mkdir()
+    for path in (work / "first").glob("*.json"):
+        if load_fixture(path).kind == "trim.fits/error-expected":
+            shutil.copy(path, work / "baseline" / path.name)
+    again = CliRunner().invoke(cli, [*argv[:-2], "--fixtures", "again", "--baseline", "baseline"],
+                               catch_exceptions=False)
+    assert again.exit_code == 1, again.output
+    assert "NEW          trim.fits/over-budget" in again.output, again.output

@@ -173,15 +173,24 @@ class OverBudgetAsSuccess(_Broken):
         return {"messages": [m for i, m in enumerate(messages) if self.is_system(m) or i in users]}
 
 
+class TrimsTooLittle(_Broken):
+    """Trims to a budget 20 tokens above the one it is given (a reserve subtracted the wrong way)."""
+
+    name = "broken-trims-too-little"
+
+    def trim(self, params: Params) -> Params:
+        out = self.trimmed({**params, "maxTokens": params["maxTokens"] + 20})
+        return {"error": "nothing fits"} if out is None else {"messages": out}
+
+
 class ReturnsInputUntrimmed(_Broken):
-    """Where nothing fits, sends the input as it came."""
+    """Over budget, sends the input as it came: its trimming path raised and the error was swallowed."""
 
     name = "broken-returns-input-untrimmed"
     dialect = "anthropic"
 
     def trim(self, params: Params) -> Params:
-        out = self.trimmed(params)
-        return {"messages": params["messages"] if out is None else out}
+        return {"messages": params["messages"]}
 
 
 class GivesUpEarly(_Broken):

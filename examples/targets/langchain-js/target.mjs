@@ -18,7 +18,8 @@
 // (Python) documented count_tokens_approximately: per message ceil(chars / 4) + 3, the chars being
 // the string content (else its JSON), the role, the name, a tool message's id and, for an
 // assistant message whose content is not a list, its tool calls' JSON. One change: the invalid
-// calls (arguments that are not JSON) count too, since they are sent as well.
+// calls (arguments that are not JSON) count too, since they are sent as well (without the parse
+// error LangChain keeps beside them, which is not).
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import {
@@ -135,7 +136,11 @@ function countApproximately(messages) {
   let tokens = 0;
   for (const message of messages) {
     let chars = typeof message.content === "string" ? message.content.length : JSON.stringify(message.content).length;
-    const calls = [...(message.tool_calls ?? []), ...(message.invalid_tool_calls ?? [])];
+    // An invalid call counts as what is sent for it (its id, name and raw arguments), not the parse
+    // error LangChain keeps beside it: with the error counted, a broken call's longer error text
+    // made it count more than a longer valid call.
+    const invalid = (message.invalid_tool_calls ?? []).map(({ name, args, id, type }) => ({ name, args, id, type }));
+    const calls = [...(message.tool_calls ?? []), ...invalid];
     if (message.getType() === "ai" && !Array.isArray(message.content) && calls.length) {
       chars += JSON.stringify(calls).length;
     }
