@@ -184,6 +184,10 @@ def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                        "the input's messages, in order, or declared partials of them (§10.2)", code=why)
 
 
+def _messages(n: int) -> str:
+    return f"{n} message" if n == 1 else f"{n} messages"
+
+
 def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int | None:
     request: dict[str, Any] = {"messages": messages}
     if _dialect(probe) == "anthropic" and isinstance(params.get("systemPrompt"), str):
@@ -225,13 +229,13 @@ def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         if tokens is None or tokens <= budget:
             return
         untrimmed = canon(out) == canon(history)
-        said = f"trim returned {'its input unchanged' if untrimmed else f'{len(out)} messages'}, which its own count " \
+        said = f"trim returned {'its input unchanged' if untrimmed else _messages(len(out))}, which its own count " \
                f"puts at {tokens} tokens, over the budget of {budget}"
         kept = [history[i] for i in floor(history, _dialect(probe), probe.policies)]
         low = _count(probe, kept, ex.params) if kept else None
         if low is not None and low > budget:
             # A cause of its own: where nothing the policies allow fits, the answer owed was the error.
-            yield Finding.fail(f"{said}, where not even the {len(kept)} messages its policies keep fit ({low} "
+            yield Finding.fail(f"{said}, where not even the {_messages(len(kept))} its policies keep fit ({low} "
                                "tokens)", "the controlled error when nothing the policies allow fits (§10.3)",
                                code="error-expected")
             return
