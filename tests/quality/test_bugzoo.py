@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.quality.zoo.run import declared, run_variant
+from tests.quality.zoo.seeds import RARE, scan
 
 #: (variant, the property expected to catch it): one per family of domain §2-§4. The ones whose
 #: search and shrink take under half a minute on a busy 2-core machine run in every CI run (a loss
@@ -127,3 +128,26 @@ def test_mutant_killed(module: str, old: str, new: str, prop: str) -> None:
         pytest.fail(f"{module} mutant {new!r} hung")
     assert child.exitcode == 0, f"the mutant child failed to run ({child.exitcode})"
     assert queue.get(timeout=5) == "failed", f"{prop} did not kill {module}: {old!r} -> {new!r}"
+
+
+#: Variants of ``zoo.seeds.RARE`` a run still misses at some of the 20 seeds, with those seeds
+#: (measured with ``python -m tests.quality.zoo.seeds --seeds 20``): their regime is a few percent of
+#: the draws of the cell it lies in, and a 60-example run meets that cell a handful of times. A seed
+#: missed outside this table fails the test (a loss of power), and so does one of these seeds caught
+#: (the table is then out of date: a strategy change moved the misses, or removed them).
+KNOWN_MISSES: dict[str, tuple[int, ...]] = {
+    "bug_cut_dangling_positions": (0, 16),
+    "bug_notice_guard_prefix": (6, 7, 9),
+    "bug_shrink_parents_in_view": (9,),
+    "bug_shrink_legacy_summary": (2,),
+    "bug_shrink_ignores_condense": (0,),
+    "bug_converges_one_cut": (6, 7),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "prop"), RARE)
+def test_rare_regime_caught_at_every_seed(variant: str, prop: str) -> None:
+    found = scan(((variant, prop),), seeds=20, jobs=1)[variant]
+    missed = tuple(s for s, example in sorted(found.items()) if example is None)
+    assert missed == KNOWN_MISSES.get(variant, ()), f"{variant} ({prop}) missed at seeds {missed}"

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from hypothesis import Phase
 
 from tests.quality.variants import Variant, collect
 
@@ -102,8 +103,12 @@ def run_variant(
     property_ids: Sequence[str] = (),
     fixtures_dir: str | None = None,
     seed: int = 0,
+    shrink: bool = True,
 ) -> Row:
-    """Check one variant with the gate's own runner; ``first_only`` stops at the first failing property."""
+    """Check one variant with the gate's own runner; ``first_only`` stops at the first failing property.
+
+    ``shrink=False`` leaves Hypothesis's shrink phase out: whether and when a bug is met, at a
+    fraction of the cost (what a many-seed detection test needs; the fixture is then unshrunk)."""
     os.chdir(ROOT)  # python: targets import from the working directory, as ``ctxmodel check`` does
     from ctxmodel import gate
     from ctxmodel.policies import resolve
@@ -120,6 +125,8 @@ def run_variant(
     target = open_target(spec)
     policies = resolve(target.description.policies)
     chosen = get_profile(profile)
+    if not shrink:
+        chosen = attrs.evolve(chosen, phases=tuple(p for p in chosen.phases if p is not Phase.shrink))
     caught: list[str] = []
     errors: list[str] = []
     examples: int | None = None
