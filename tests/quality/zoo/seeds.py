@@ -13,6 +13,7 @@ first failure. Exit status 1 when any seed misses.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
@@ -51,15 +52,17 @@ def scan(pairs: tuple[tuple[str, str], ...], seeds: int, jobs: int) -> dict[str,
     """Every (variant, seed) run, in ``jobs`` processes: the first failing example by seed."""
     work = [(v, p, s) for v, p in pairs for s in range(seeds)]
     found: dict[str, dict[int, int | None]] = defaultdict(dict)
-    if jobs <= 1:
-        results = map(caught_at, work)
-        for variant, seed, example in results:
-            found[variant][seed] = example
-        return found
-    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-        for variant, seed, example in pool.map(caught_at, work):
+    with contextlib.ExitStack() as stack:
+        mapper = map if jobs <= 1 else stack.enter_context(
+            ProcessPoolExecutor(jobs, mp_context=get_context("spawn"))).map
+        for variant, seed, example in mapper(caught_at, work):
             found[variant][seed] = example
     return found
+
+
+def missed_seeds(by_seed: dict[int, int | None]) -> tuple[int, ...]:
+    """The seeds whose run never met the variant, in order."""
+    return tuple(s for s, example in sorted(by_seed.items()) if example is None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'variant':32} {'property':38} caught  latest  missed at")
     for variant, prop in pairs:
         by_seed = found[variant]
-        misses = [s for s, e in sorted(by_seed.items()) if e is None]
+        misses = missed_seeds(by_seed)
         latest = max((e for e in by_seed.values() if e is not None), default=None)
         missed += len(misses)
         print(f"{variant:32} {prop:38} {len(by_seed) - len(misses):>2}/{len(by_seed):<3} "
