@@ -289,6 +289,10 @@ class RunOptions:
     #: Given the kinds met so far, whether the search has found all it looks for (a witness test
     #: asking for one kind); by default a property searches its whole example budget.
     enough: Callable[[frozenset[str]], bool] | None = None
+    #: Asked between two test calls: once true, the search ends; a property that met nothing stops
+    #: there (``cut``), one that met kinds goes on to shrink them (a campaign's stop request, whose
+    #: hard end is ``stop_at``).
+    stop_search: Callable[[], bool] | None = None
 
 
 class Cut(KeyboardInterrupt):
@@ -330,6 +334,8 @@ def run_property(
     def body(params: dict[str, Any]) -> None:
         if options.stop_at is not None and time.monotonic() >= options.stop_at:
             raise Cut("the run's deadline passed")
+        if options.stop_search is not None and not state.failing and options.stop_search():
+            raise Cut("stopped")
         shrinking = state.failing and not generating() and not state.explicit
         if shrinking:
             state.shrink_steps += 1
@@ -376,7 +382,7 @@ def run_property(
                 emit(KindMet(prop, key, state.examples))
                 state.first[key] = (kept, finding, verdict.calls, state.examples)
                 # On disk at once, unshrunk: a run killed while shrinking it still leaves it.
-                state.early[key] = _write(Kind(key, finding, kept, verdict.calls, state.examples), prop, target,
+                state.early[key] = write_kind(Kind(key, finding, kept, verdict.calls, state.examples), prop, target,
                                           policies, tokenizer, seed, fixtures_dir).fixture
             state.last[key] = (kept, finding, verdict.calls, state.first[key][3])
             raise _error_for(key)([f for _, f in raising if _ == key])
@@ -388,7 +394,8 @@ def run_property(
     wanted = options.enough
 
     def enough() -> bool:
-        return wanted is not None and wanted(frozenset(state.first))
+        stop = options.stop_search
+        return (wanted is not None and wanted(frozenset(state.first))) or (stop is not None and stop())
 
     set_database_key(body, f"ctxmodel:{target.description.name}:{prop.id}")
     set_seed(test, property_seed(seed, prop.id))
@@ -415,14 +422,14 @@ def run_property(
     except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, the deadline: keep what was found
         cut = str(exc) if isinstance(exc, Cut) else "interrupted"
         return _cut_short(prop, state, cut, time.monotonic() - started, target,
-                          lambda kind: _write(kind, prop, target, policies, tokenizer, seed, fixtures_dir), emit)
+                          lambda kind: write_kind(kind, prop, target, policies, tokenizer, seed, fixtures_dir), emit)
     except Exception as exc:  # the kinds, Flaky, health checks, bugs in a strategy
         error = exc
     seconds = time.monotonic() - started
     _restore_timeout(target, state)
 
     def write(kind: Kind) -> Kind:
-        written = _write(kind, prop, target, policies, tokenizer, seed, fixtures_dir)
+        written = write_kind(kind, prop, target, policies, tokenizer, seed, fixtures_dir)
         assert written.fixture is not None
         emit(FixtureWritten(prop, written.key, written.fixture))
         return written
@@ -591,7 +598,7 @@ def _is_kind_error(error: BaseException) -> bool:
     return False
 
 
-def _write(
+def write_kind(
     kind: Kind,
     prop: Property,
     target: Target,
@@ -599,11 +606,13 @@ def _write(
     tokenizer: str,
     seed: int,
     fixtures_dir: str | Path,
+    notes: Sequence[str] = (),
 ) -> Kind:
-    """The fixture of one kind, written atomically before anything is reported (contract §8)."""
+    """The fixture of one kind, written atomically before anything is reported (contract §8);
+    ``notes`` are said after the finding and the clause (the agent loop's step sequence)."""
     path = write_failure(
         fixtures_dir, property_id=prop.id, op=prop.op, kind=kind.key, params=kind.params, calls=kind.calls,
         target={"name": target.description.name, "version": target.description.version}, policies=policies,
-        tokenizer=tokenizer, seed=seed, notes=[kind.finding.message, prop.clause], severity=kind.severity,
+        tokenizer=tokenizer, seed=seed, notes=[kind.finding.message, prop.clause, *notes], severity=kind.severity,
     )
     return attrs.evolve(kind, fixture=path)

@@ -24,13 +24,12 @@ from __future__ import annotations
 import json
 import pickle
 import shutil
-import signal
 import tempfile
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from multiprocessing import get_context
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
@@ -43,78 +42,13 @@ from ctxmodel.events import (
     PropertyStarted,
 )
 from ctxmodel.fixtures import write_atomic
-from ctxmodel.parallel_worker import RECORDED_TYPES, Done, Setup, Task, apply_ops, worker_main
+from ctxmodel.parallel_worker import RECORDED_TYPES, Done, Setup, Task, apply_ops
+from ctxmodel.pool import Worker, kept_note, salvage, start_worker, stop_workers
 from ctxmodel.properties.catalogue import Property
 from ctxmodel.results import GateReport, Kind, Outcome
 from ctxmodel.runs import RunConfig, faulting_target, past_deadline, tell_finished, too_many_failures
 
 __all__ = ["run_parallel"]
-
-
-
-@attrs.define
-class _Worker:
-    proc: Any
-    conn: Connection
-    #: The index of the property it runs, or ``None`` when idle.
-    busy: int | None = None
-    #: The scratch directory of the property it runs, where its unshrunk fixtures are until it ends.
-    scratch: Path | None = None
-
-
-def _start_worker(context: Any, setup: Setup) -> _Worker:
-    parent_end, child_end = context.Pipe()
-    proc = context.Process(target=worker_main, args=(child_end, setup), name="ctxmodel-job", daemon=True)
-    # A worker inherits SIGINT ignored: Ctrl-C reaches the whole process group, and the parent alone
-    # decides what an interrupt does (it stops the workers and reports what was kept).
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread: nothing to protect
-        proc.start()
-    else:
-        try:
-            proc.start()
-        finally:
-            signal.signal(signal.SIGINT, previous)
-    child_end.close()
-    return _Worker(proc, parent_end)
-
-
-def _stop_workers(workers: Sequence[_Worker]) -> None:
-    for worker in workers:
-        try:
-            if worker.busy is None:
-                worker.conn.send(None)
-            else:
-                worker.proc.terminate()  # SIGTERM: the worker closes its target and exits
-        except (OSError, ValueError):
-            pass
-    for worker in workers:
-        worker.proc.join(timeout=10)
-        if worker.proc.is_alive():
-            worker.proc.kill()
-            worker.proc.join(timeout=5)
-        worker.conn.close()
-
-
-def _salvage(worker: _Worker, fixtures_dir: Path) -> list[Path]:
-    """Keep the fixtures a worker that ended in the middle of a property had written (each kind's
-    unshrunk first example, written as it was met), then remove its scratch directory."""
-    kept: list[Path] = []
-    scratch, worker.scratch = worker.scratch, None
-    if scratch is None:
-        return kept
-    for path in sorted(scratch.glob("*.json")):
-        try:
-            kept.append(write_atomic(fixtures_dir / path.name, json.loads(path.read_text(encoding="utf-8"))))
-        except (OSError, ValueError):
-            continue  # one the worker was still writing when it ended, or a disk that refuses it
-    shutil.rmtree(scratch, ignore_errors=True)
-    return kept
-
-
-def _kept_note(kept: Sequence[Path]) -> str:
-    return f"; its unshrunk fixtures kept: {', '.join(str(p) for p in kept)}" if kept else ""
 
 
 def _ship(prop: Property) -> Property | str:
@@ -184,7 +118,7 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
     stopped = ""
     #: The first property no worker was given because the deadline had passed, and why.
     cut, cut_reason = total, ""
-    workers: list[_Worker] = []
+    workers: list[Worker] = []
     #: The unshrunk fixtures of the properties whose workers were stopped in the middle of them.
     salvaged: dict[int, list[Path]] = {}
 
@@ -208,7 +142,7 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
         if result is None:
             if not final:
                 return False
-            reason = (stopped or "not reached") + _kept_note(salvaged.get(index, ()))
+            reason = (stopped or "not reached") + kept_note(salvaged.get(index, ()))
             outcomes.append(Outcome(prop, "never-run", reason=reason))
             return True
         emit(PropertyStarted(prop))
@@ -224,7 +158,7 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
         outcomes.append(outcome)
         return True
 
-    def hand_out(worker: _Worker) -> None:
+    def hand_out(worker: Worker) -> None:
         nonlocal cut, cut_reason
         if again:
             index, faults = again.popleft()  # it started before any deadline: it finishes
@@ -250,15 +184,15 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
             return
         worker.busy, worker.scratch = index, scratch
 
-    def receive(worker: _Worker) -> None:
+    def receive(worker: Worker) -> None:
         index = worker.busy
         assert index is not None
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):
             worker.proc.join(timeout=5)
-            kept = _salvage(worker, config.fixtures_dir)
-            finished[index] = f"its worker process ended (exit code {worker.proc.exitcode}){_kept_note(kept)}"
+            kept = salvage(worker, config.fixtures_dir)
+            finished[index] = f"its worker process ended (exit code {worker.proc.exitcode}){kept_note(kept)}"
             workers.remove(worker)
             worker.busy = None
             worker.conn.close()
@@ -273,7 +207,7 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
             worker.scratch = None
 
     try:
-        workers.extend(_start_worker(context, setup) for _ in range(max(1, min(config.jobs, total))))
+        workers.extend(start_worker(context, setup) for _ in range(max(1, min(config.jobs, total))))
         while True:
             while len(outcomes) < total and keep(len(outcomes), final=False):
                 pass
@@ -286,7 +220,7 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
             if not busy:
                 if not (waiting or again):
                     break  # nothing left to run: the final pass settles the rest
-                workers.append(_start_worker(context, setup))  # the workers died
+                workers.append(start_worker(context, setup))  # the workers died
                 continue
             ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy])
             for worker in busy:
@@ -296,9 +230,9 @@ def run_parallel(props: Sequence[Property], config: RunConfig, emit: Emitter) ->
         stopped = "interrupted"
     finally:
         running = [(w.busy, w) for w in workers if w.busy is not None]
-        _stop_workers(workers)
+        stop_workers(workers)
         for index, worker in running:
-            salvaged[index] = _salvage(worker, config.fixtures_dir)
+            salvaged[index] = salvage(worker, config.fixtures_dir)
     while len(outcomes) < total:
         keep(len(outcomes), final=True)
     return GateReport(tuple(outcomes), run_seed, profile.name, stopped)

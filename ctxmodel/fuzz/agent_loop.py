@@ -45,8 +45,8 @@ from hypothesis.stateful import (
 
 from ctxmodel import codec
 from ctxmodel.errors import CtxmodelError
-from ctxmodel.fuzz.results import FailureRecord
-from ctxmodel.hypothesis_hooks import set_database_key, set_seed
+from ctxmodel.hypothesis_hooks import generating, set_database_key, set_seed
+from ctxmodel.results import Kind
 from ctxmodel.targets.base import Target
 
 __all__ = [
@@ -93,9 +93,13 @@ class LoopFailure(AssertionError):
         self.op = prop.op
         self.params = dict(params)
         self.findings = tuple(f.message for f in findings)
+        #: The first finding, which names the kind (its fixture says it first).
+        self.finding = findings[0]
         self.calls = tuple(calls)
         #: Other properties the same exchange failed (each its own catalogue failure).
         self.also: tuple[str, ...] = ()
+        #: The run (1-based) of the machine that met it.
+        self.example = 0
 
 
 _LOOP_ERRORS: dict[str, type[LoopFailure]] = {}
@@ -159,17 +163,23 @@ class AgentLoop(RuleBasedStateMachine):
     tokenizer: ClassVar[str]
     #: Failures seen by this class's runs, the last one being Hypothesis's minimal replay.
     failures: ClassVar[list[tuple[LoopFailure, tuple[str, ...]]]]
-    #: The campaign's per-example hook (``campaign._Watch``), when a campaign runs the machine.
+    #: The campaign's per-run hook (``begin``, ``saw``, ``failed``), when a slice of a campaign runs
+    #: the machine.
     watch: ClassVar[Any] = None
     #: Kinds the campaign holds already: met, they are noted and neither raised nor shrunk
     #: (``gate.RunOptions.known_kinds``), so the loop goes on looking for new ones.
     known: ClassVar[frozenset[str]] = frozenset()
+    #: How many runs this class made (one cell, shared by the class's instances).
+    runs: ClassVar[list[int]]
     #: Known kinds this class's runs met.
     known_met: ClassVar[set[str]]
 
     def __init__(self) -> None:
         if self.watch is not None:
             self.watch.begin()
+        #: An example, not a shrink step: counted and labelled.
+        self.example = not self.failures or generating()
+        self.runs[0] += self.example
         super().__init__()
         from ctxmodel.properties.probe import TargetProbe
 
@@ -235,13 +245,14 @@ class AgentLoop(RuleBasedStateMachine):
         findings = [f for f in findings if finding_key(prop, f) == key]
         failure = _loop_error(key)(prop, key, params, findings, self.probe.calls[start:])
         failure.also = also
+        failure.example = self.runs[0]
         type(self).failures.append((failure, tuple(self.steps)))
         if self.watch is not None:
             self.watch.failed()
         raise failure
 
     def teardown(self) -> None:
-        if self.watch is not None:
+        if self.watch is not None and self.example:
             from ctxmodel.fuzz.features import features_of
 
             steps = {"step:" + s.split("(", 1)[0] for s in self.steps}
@@ -375,7 +386,8 @@ def agent_loop_machine(target: Target, *, policies: Mapping[str, str], tokenizer
     machine: type[AgentLoop] = type(
         name,
         (AgentLoop,),
-        {"target": target, "policies": dict(policies), "tokenizer": tokenizer, "failures": [], "known_met": set()},
+        {"target": target, "policies": dict(policies), "tokenizer": tokenizer, "failures": [], "known_met": set(),
+         "runs": [0]},
     )
     set_database_key(machine, f"ctxmodel-agent-loop:{target.description.name}")
     return machine
@@ -384,17 +396,15 @@ def agent_loop_machine(target: Target, *, policies: Mapping[str, str], tokenizer
 @attrs.frozen
 class LoopOutcome:
     examples: int
-    #: One (record, fixture path) per distinct kind the slice met, in the order first met.
-    found: tuple[tuple[FailureRecord, str], ...] = ()
-
-    @property
-    def failure(self) -> FailureRecord | None:
-        """The first kind's record (a slice that met one kind has only that one)."""
-        return self.found[0][0] if self.found else None
+    #: One (kind, step sequence) per distinct kind the slice met, in the order first met, each kind's
+    #: fixture written.
+    found: tuple[tuple[Kind, tuple[str, ...]], ...] = ()
 
     @property
     def fixture(self) -> str | None:
-        return self.found[0][1] if self.found else None
+        """The first kind's fixture (a slice that met one kind has only that one)."""
+        path = self.found[0][0].fixture if self.found else None
+        return None if path is None else str(path)
 
 
 def run_loop_slice(
@@ -410,8 +420,11 @@ def run_loop_slice(
 ) -> LoopOutcome:
     """Run the machine for one campaign slice; each kind met is written as a fixture of the one call
     that broke a promise (replayable by value, contract §8) with the step sequence in its note.
-    ``known_kinds`` are met, noted and neither raised nor shrunk."""
+    ``known_kinds`` are met, noted and neither raised nor shrunk. A slice stopped in the middle
+    (``gate.Cut`` from ``watch``) still writes the smallest failure of each kind it reached."""
     from hypothesis.reporting import with_reporter
+
+    from ctxmodel.gate import Cut, write_kind
 
     machine = agent_loop_machine(target, policies=policies, tokenizer=tokenizer)
     machine.watch = watch
@@ -421,60 +434,24 @@ def run_loop_slice(
     try:
         with with_reporter(lambda _: None):
             run_state_machine_as_test(machine, settings=Settings(settings, stateful_step_count=30))
-    except LoopFailure:
+    except (LoopFailure, Cut):
         pass
     except Exception as exc:  # several kinds (an exception group), Flaky replays and health checks
         if not machine.failures:
             raise CtxmodelError(f"agent loop could not run: {type(exc).__name__}: {exc}") from None
-    runs = 0 if watch is None else int(watch.examples)
     # Hypothesis replays each kind's minimal example last: the last failure of each kind is its own.
     last: dict[str, tuple[LoopFailure, tuple[str, ...]]] = {}
+    first: dict[str, int] = {}
     for failure, steps in machine.failures:
         last.pop(failure.key, None)
         last[failure.key] = (failure, steps)
-    first: dict[str, int] = {}
-    for failure, _ in machine.failures:
-        first.setdefault(failure.key, len(first))
-    ordered = sorted(last.values(), key=lambda fs: first[fs[0].key])
-    return LoopOutcome(
-        runs, tuple(_written(f, steps, target, policies, tokenizer, seed, fixtures_dir) for f, steps in ordered)
-    )
-
-
-def _written(
-    failure: LoopFailure,
-    steps: tuple[str, ...],
-    target: Target,
-    policies: Mapping[str, str],
-    tokenizer: str,
-    seed: int,
-    fixtures_dir: str | Path,
-) -> tuple[FailureRecord, str]:
-    from ctxmodel.fixtures import write_failure
-
-    path = write_failure(
-        fixtures_dir, property_id=failure.prop.id, op=failure.op, kind=failure.key, params=failure.params,
-        calls=failure.calls, target={"name": target.description.name, "version": target.description.version},
-        policies=policies, tokenizer=tokenizer, seed=seed,
-        notes=[*failure.findings, failure.prop.clause, "steps: " + " -> ".join(steps)],
-    )
-    judged = [c for c in failure.calls if c.op == failure.op] or list(failure.calls)
-    last = judged[-1] if judged else None
-    record = FailureRecord(
-        property=failure.prop.id,
-        op=failure.op,
-        clause=failure.prop.clause,
-        findings=failure.findings,
-        params=failure.params,
-        observed=None if last is None else last.result,
-        target_failure=None if last is None else last.failure,
-        worker=0,
-        found_at=0.0,
-        examples_until_failure=0,
-        steps=steps,
-        kind=failure.key,
-    )
-    return record, str(path)
+        first.setdefault(failure.key, failure.example)
+    found = []
+    for failure, steps in sorted(last.values(), key=lambda fs: first[fs[0].key]):
+        kind = Kind(failure.key, failure.finding, failure.params, failure.calls, first[failure.key])
+        found.append((write_kind(kind, failure.prop, target, policies, tokenizer, seed, fixtures_dir,
+                                 ["steps: " + " -> ".join(steps)]), steps))
+    return LoopOutcome(machine.runs[0], tuple(found))
 
 
 AGENT_LOOP_PREFIX = "agent-loop"

@@ -10,6 +10,8 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from ctxmodel.events import Event
+from ctxmodel.fuzz.events import CampaignFinished, CampaignNote, CampaignStarted, CampaignTick, KindKept
 from ctxmodel.fuzz.results import CampaignResult, FailureRecord
 
 __all__ = ["Progress", "summary"]
@@ -19,11 +21,30 @@ PLAIN_EVERY = 5.0
 
 
 class Progress:
-    def __init__(self, stream: TextIO, *, tty: bool) -> None:
+    """A handler of the campaign's events (``ctxmodel.fuzz.events``)."""
+
+    handles = frozenset({CampaignStarted, CampaignNote, KindKept, CampaignTick, CampaignFinished})
+
+    def __init__(self, stream: TextIO, *, tty: bool, report_dir: str | None = None) -> None:
         self.stream = stream
         self.tty = tty
+        self.report_dir = report_dir
         self._drawn = 0
         self._last_plain = 0.0
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, CampaignStarted):
+            ledger = event.ledger
+            self.start(ledger.target_info, len([u for u in ledger.units if u.skipped is None]), ledger.workers,
+                       ledger.seed)
+        elif isinstance(event, CampaignNote):
+            self.note(event.text)
+        elif isinstance(event, KindKept):
+            self.failure(event.record)
+        elif isinstance(event, CampaignTick):
+            self.update(event.result)
+        elif isinstance(event, CampaignFinished):
+            self.finish(event.result, self.report_dir)
 
     def _write(self, text: str) -> None:
         self.stream.write(text)

@@ -15,19 +15,38 @@ import html
 import json
 import os
 import tempfile
+import time
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from ctxmodel.events import Event
+from ctxmodel.fuzz.events import CampaignFinished, KindKept
 from ctxmodel.fuzz.results import CampaignResult
 
-__all__ = ["CELL_EVENT", "conversation_html", "render_html", "shown_events", "write_report"]
+__all__ = ["CELL_EVENT", "ReportWriter", "conversation_html", "render_html", "shown_events", "write_report"]
 
 #: Characters of a text shown before it is cut (the fixture holds the full value).
 PREVIEW_CHARS = 400
+
+
+class ReportWriter:
+    """A handler of the campaign's events: the report rewritten at every kind kept and at the end,
+    so a campaign stopped at any moment leaves a valid report of everything it found."""
+
+    def __init__(self, directory: str | os.PathLike[str], result_now: Callable[[float], CampaignResult]) -> None:
+        self.directory = directory
+        self.result_now = result_now
+        self.handles = frozenset({KindKept, CampaignFinished})
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, KindKept):
+            write_report(self.result_now(time.time()), self.directory)
+        elif isinstance(event, CampaignFinished):
+            write_report(event.result, self.directory)
 
 
 def write_report(result: CampaignResult, directory: str | os.PathLike[str]) -> tuple[Path, Path]:

@@ -26,6 +26,8 @@ from ctxmodel.errors import UsageError
 from ctxmodel.fixtures import load_fixture
 from ctxmodel.fuzz.campaign import CampaignConfig, parse_duration, run_campaign
 from ctxmodel.fuzz.results import CampaignResult
+from ctxmodel.gate import replay
+from ctxmodel.targets.spec import open_target
 
 #: Campaigns are the slow tier (python -m pytest -m slow).
 pytestmark = pytest.mark.slow
@@ -206,19 +208,26 @@ def test_parse_duration() -> None:
 
 
 def test_agent_loop_unit_writes_a_replayable_fixture_with_its_steps(tmp_path: Path) -> None:
+    """One slice of the loop (5 runs) against a target that forgets a summary's rewind: every kind it
+    meets is that bug seen from one property, each fixture replays as its single-call property."""
     os.chdir(ROOT)
     config = _config(
-        tmp_path, target_spec="python:tests.targets.broken_loop_rewind", max_examples=60,
+        tmp_path, target_spec="python:tests.targets.broken_loop_rewind", max_examples=5,
         property_ids=("agent-loop",), workers=1, seed=2,
     )  # fmt: skip
     result = run_campaign(config, out=open(os.devnull, "w"), tty=False)
     assert result.exit_code == 1
-    (failure,) = result.failures
-    assert failure.property == "agent-loop"
-    assert failure.steps[0].startswith("user_starts(") and failure.steps[-1].startswith("rewind(")
-    fixture = load_fixture(failure.fixture or "")
-    # Named after the single-call suite property that sees the same call, so `ctxmodel replay` runs it.
-    assert fixture.property == "effective.visibility"
-    assert "rewind(" in fixture.note
+    assert result.failures and all(f.property == "agent-loop" for f in result.failures)
+    target = open_target("python:tests.targets.broken_loop_rewind")
+    try:
+        for failure in result.failures:
+            assert failure.steps[0].startswith("user_starts(") and any(s.startswith("rewind(") for s in failure.steps)
+            fixture = load_fixture(failure.fixture or "")
+            # Named after the single-call suite property that sees the same call, so `ctxmodel replay` runs it.
+            assert fixture.kind == failure.key and "rewind(" in fixture.note
+            assert replay(fixture, target).failed
+    finally:
+        target.close()
+    assert "effective.visibility/visible-missing" in {f.key for f in result.failures}
     html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
     assert "step sequence" in html
