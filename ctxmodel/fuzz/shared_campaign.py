@@ -18,7 +18,6 @@ The keys live until deleted (they are the campaign's memory, not a cache): ``cle
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import socket
@@ -29,6 +28,7 @@ from typing import Any
 
 from ctxmodel.errors import UsageError
 from ctxmodel.fuzz.database import describe_database, is_redis
+from ctxmodel.fuzz.ledger import iso
 from ctxmodel.fuzz.results import CampaignResult, FailureRecord, PropertyStats
 from ctxmodel.results import verdict_code
 
@@ -45,11 +45,6 @@ def check_name(name: str, database: str) -> None:
         raise UsageError(f"--campaign {name!r}: expected letters, digits, '-', '_' or '.'")
     if not is_redis(database):
         raise UsageError(f"--campaign {name}: needs --db redis://host:port/N (the machines share it)")
-
-
-def _iso(wall: float) -> str:
-    stamp = datetime.datetime.fromtimestamp(wall, datetime.UTC).replace(microsecond=0)
-    return stamp.isoformat().replace("+00:00", "Z")
 
 
 def _text(value: Any) -> str:
@@ -218,8 +213,8 @@ class SharedCampaign:
             database=describe_database(self.url),
             workers=sum(int(m.get("workers", 0)) for m in machines),
             seed=int(machines[0]["seed"]) if machines else 0,
-            started=_iso(started),
-            finished=_iso(end),
+            started=iso(started),
+            finished=iso(end),
             duration=duration,
             stopped=", ".join(stops),
             properties=tuple(props),

@@ -175,15 +175,16 @@ def test_the_core_imports_no_engine_properties_or_cli() -> None:
 
 
 def test_every_run_of_properties_goes_through_the_engine() -> None:
-    """One orchestrator: outside the engine's own schedulers only the fuzz campaign (slices of one
-    property) calls the property runner; ``check`` and the pytest plugin run through the engine."""
+    """One orchestrator: only the engine and its worker processes call the property runner; ``check``,
+    the pytest plugin and the fuzz campaign (a scheduler of the same workers) run through them."""
     graph = _graph()
     callers = sorted(
         path.relative_to(PACKAGE).as_posix()
         for path in PACKAGE.rglob("*.py")
         if "run_property(" in path.read_text(encoding="utf-8")
     )
-    assert callers == ["engine.py", "fuzz/campaign.py", "gate.py", "parallel_worker.py"], callers
+    assert callers == ["engine.py", "gate.py", "parallel_worker.py"], callers
+    assert "ctxmodel.pool" in graph["ctxmodel.fuzz.campaign"] and "ctxmodel.gate" not in graph["ctxmodel.fuzz.campaign"]
     assert "ctxmodel.engine" in graph["ctxmodel.cli.gate"] and "ctxmodel.engine" in graph["ctxmodel.pytest_plugin"]
 
 
