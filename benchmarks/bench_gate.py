@@ -104,7 +104,7 @@ def timed_phases(phases: Phases) -> Iterator[None]:
 
     run_property, judge, judge_exchange = gate.run_property, gate.judge, gate.judge_exchange
 
-    def timed_run(prop: Any, target: Any, **kw: Any) -> Any:
+    def timed_run(prop: Any, target: Any, *args: Any, **kw: Any) -> Any:
         phases.failed_at = None
         original = target.call
 
@@ -122,7 +122,7 @@ def timed_phases(phases: Phases) -> Iterator[None]:
         target.call = call
         started = time.perf_counter()
         try:
-            return run_property(prop, target, **kw)
+            return run_property(prop, target, *args, **kw)
         finally:
             ended = time.perf_counter()
             phases.seconds["run"] += ended - started

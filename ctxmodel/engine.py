@@ -85,19 +85,7 @@ class Session:
         """The property's run, its ``PropertyFinished`` not yet told (``finished``)."""
         self.emit(PropertyStarted(prop))
         config = self.config
-        return gate.run_property(
-            prop,
-            self.target,
-            policies=config.policies,
-            tokenizer=self.target.description.tokenizer,
-            profile=config.profile,
-            fixtures_dir=config.fixtures_dir,
-            seed=self.seed,
-            max_examples=config.max_examples,
-            database=config.database,
-            examples=config.regressions.get(prop.id, ()),
-            options=config.options(self.known_faults, self.emit, self.started),
-        )
+        return gate.run_property(prop, self.target, config, config.options(self.known_faults, self.emit, self.started))
 
     def finished(self, outcome: Outcome) -> None:
         tell_finished(self.emit, self.known_faults, outcome)

@@ -42,11 +42,11 @@ from ctxmodel.hypothesis_hooks import (
 )
 from ctxmodel.minimize import StopMinimizing, minimize_request
 from ctxmodel.policies import resolve as resolve_policies
-from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Exchange, Finding, Probe, Property, Rebudget, TargetCount, declared_ops
 from ctxmodel.properties.json_reading import Malformed
 from ctxmodel.properties.probe import TargetProbe
 from ctxmodel.results import Kind, Outcome, Status, finding_key
+from ctxmodel.runs import RunConfig, RunOptions
 from ctxmodel.strategies.labels import steering
 from ctxmodel.strategies.stored import within
 from ctxmodel.targets.base import Target, TargetFailure
@@ -264,56 +264,24 @@ def property_seed(run_seed: int, prop_id: str) -> int:
     return (run_seed * 1_000_003 + zlib.crc32(prop_id.encode())) % (2**32)
 
 
-@attrs.frozen
-class RunOptions:
-    """How a run treats what it finds: ``strict`` fails on warnings (contract §8); ``known_faults``
-    are target-fault kinds already reported by an earlier property of the run, which a later
-    property does not report again (it goes on with other inputs). ``known_kinds`` are a baseline's
-    kinds whose fixture still reproduces: met, they are noted and neither raised nor shrunk, so the
-    search goes on looking for kinds that are new."""
-
-    strict: bool = False
-    known_faults: frozenset[str] = frozenset()
-    known_kinds: frozenset[str] = frozenset()
-    #: Where the property's events go (``ctxmodel.events``): examples, kinds met, fixtures, heartbeats.
-    emit: Emitter = attrs.field(factory=Emitter)
-    #: Called with the key of every finding the body meets, shrink steps and known faults included:
-    #: a scheduler's bookkeeping (a run that met none of a set of keys would have gone the same way
-    #: had they been known faults), not an event.
-    seen: Callable[[str], None] | None = None
-    #: Drop the messages a failure does not need once Hypothesis has shrunk it (``ctxmodel.minimize``).
-    minimize: bool = True
-    #: ``time.monotonic()`` after which the property stops between two test calls (the run's
-    #: deadline), shrinking included; what it found by then is written and the outcome says it was cut.
-    stop_at: float | None = None
-    #: Given the kinds met so far, whether the search has found all it looks for (a witness test
-    #: asking for one kind); by default a property searches its whole example budget.
-    enough: Callable[[frozenset[str]], bool] | None = None
-    #: Asked between two test calls: once true, the search ends; a property that met nothing stops
-    #: there (``cut``), one that met kinds goes on to shrink them (a campaign's stop request, whose
-    #: hard end is ``stop_at``).
-    stop_search: Callable[[], bool] | None = None
-
-
 class Cut(KeyboardInterrupt):
     """Ends a property between two test calls. A ``KeyboardInterrupt`` because Hypothesis lets
     exactly that through untouched: any other exception would be taken for a failure and shrunk."""
 
 
-def run_property(
-    prop: Property,
-    target: Target,
-    *,
-    policies: Mapping[str, str],
-    tokenizer: str,
-    profile: Profile,
-    fixtures_dir: str | Path,
-    seed: int = 0,
-    max_examples: int | None = None,
-    database: Any = "default",
-    examples: Iterable[dict[str, Any]] = (),
-    options: RunOptions = RunOptions(),
-) -> Outcome:
+def run_property(prop: Property, target: Target, config: RunConfig, options: RunOptions | None = None) -> Outcome:
+    """One property's run against ``target``, as ``config`` asks (its profile, seed, budget,
+    database, fixtures directory, policies, and the promoted regressions of this property, judged
+    first), treating what it finds as ``options`` say."""
+    options = options if options is not None else RunOptions()
+    policies = config.policies
+    tokenizer = config.tokenizer or target.description.tokenizer
+    profile = config.profile
+    fixtures_dir = config.fixtures_dir
+    seed = config.run_seed()
+    max_examples = config.max_examples
+    database = config.database
+    examples = config.regressions.get(prop.id, ())
     started = time.monotonic()
     missing = sorted(set(prop.requires) - set(target.description.ops))
     if missing:

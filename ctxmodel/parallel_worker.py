@@ -30,10 +30,11 @@ from hypothesis.database import ExampleDatabase
 
 from ctxmodel.errors import CtxmodelError, describe_exception
 from ctxmodel.events import Callback, Emitter, Event, ExampleDrawn, FixtureWritten, Heartbeat, KindMet, WarningMet
-from ctxmodel.gate import Cut, RunOptions, run_property
+from ctxmodel.gate import Cut, run_property
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Property
 from ctxmodel.results import Outcome
+from ctxmodel.runs import RunConfig, RunOptions
 from ctxmodel.targets.base import Target
 
 __all__ = ["AGENT_LOOP_ID", "RECORDED_TYPES", "BufferedDatabase", "Done", "Setup", "Slice", "Task", "worker_main"]
@@ -276,18 +277,17 @@ def run_task(task: Task, target: Target, setup: Setup, conn: Connection, stop: A
         database = buffered = BufferedDatabase(base) if base is not None else None
     scratch = Path(task.scratch) if task.scratch else Path(tempfile.mkdtemp(prefix="ctxmodel-job-"))
     try:
+        config = RunConfig(
+            profile=setup.profile, policies=setup.policies, fixtures_dir=scratch,
+            seed=setup.seed if piece is None else piece.seed,
+            max_examples=setup.max_examples if piece is None else piece.max_examples,
+            database=database, regressions={prop.id: task.examples},
+        )  # fmt: skip
         outcome = run_property(
             prop,
             target,
-            policies=setup.policies,
-            tokenizer=target.description.tokenizer,
-            profile=setup.profile,
-            fixtures_dir=scratch,
-            seed=setup.seed if piece is None else piece.seed,
-            max_examples=setup.max_examples if piece is None else piece.max_examples,
-            database=database,
-            examples=task.examples,
-            options=RunOptions(
+            config,
+            RunOptions(
                 strict=setup.strict,
                 known_faults=task.known_faults,
                 known_kinds=setup.known_kinds | (piece.known_kinds if piece is not None else frozenset()),

@@ -7,19 +7,19 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from ctxmodel.events import Emitter, PropertyFinished, TargetFault
-from ctxmodel.gate import RunOptions
 from ctxmodel.profiles import Profile
 from ctxmodel.results import Outcome, target_faults
 
 __all__ = [
     "RunConfig",
+    "RunOptions",
     "faulting_target",
     "past_deadline",
     "run_seed_of",
@@ -34,6 +34,38 @@ def _frozen(value: Collection[str]) -> frozenset[str]:
 
 def _regressions(value: Mapping[str, Sequence[dict[str, Any]]] | None) -> dict[str, tuple[dict[str, Any], ...]]:
     return {key: tuple(examples) for key, examples in (value or {}).items()}
+
+
+@attrs.frozen
+class RunOptions:
+    """How a run treats what it finds: ``strict`` fails on warnings (contract §8); ``known_faults``
+    are target-fault kinds already reported by an earlier property of the run, which a later
+    property does not report again (it goes on with other inputs). ``known_kinds`` are a baseline's
+    kinds whose fixture still reproduces: met, they are noted and neither raised nor shrunk, so the
+    search goes on looking for kinds that are new."""
+
+    strict: bool = False
+    known_faults: frozenset[str] = frozenset()
+    known_kinds: frozenset[str] = frozenset()
+    #: Where the property's events go (``ctxmodel.events``): examples, kinds met, fixtures, heartbeats.
+    emit: Emitter = attrs.field(factory=Emitter)
+    #: Called with the key of every finding the body meets, shrink steps and known faults included:
+    #: a scheduler's bookkeeping (a run that met none of a set of keys would have gone the same way
+    #: had they been known faults), not an event.
+    seen: Callable[[str], None] | None = None
+    #: Drop the messages a failure does not need once Hypothesis has shrunk it (``ctxmodel.minimize``).
+    minimize: bool = True
+    #: ``time.monotonic()`` after which the property stops between two test calls (the run's
+    #: deadline), shrinking included; what it found by then is written and the outcome says it was cut.
+    stop_at: float | None = None
+    #: Given the kinds met so far, whether the search has found all it looks for (a witness test
+    #: asking for one kind); by default a property searches its whole example budget.
+    enough: Callable[[frozenset[str]], bool] | None = None
+    #: Asked between two test calls: once true, the search ends; a property that met nothing stops
+    #: there (``cut``), one that met kinds goes on to shrink them (a campaign's stop request, whose
+    #: hard end is ``stop_at``).
+    stop_search: Callable[[], bool] | None = None
+
 
 
 @attrs.frozen(kw_only=True)
@@ -67,6 +99,8 @@ class RunConfig:
     timeout: float = 10.0
     #: Drop the messages a failure does not need after the shrink (``ctxmodel.minimize``).
     minimize: bool = True
+    #: The tokenizer the checks count with; ``None``: the one the target declares.
+    tokenizer: str | None = None
 
     def run_seed(self) -> int:
         return run_seed_of(self.seed, self.profile)

@@ -167,7 +167,7 @@ class AgentLoop(RuleBasedStateMachine):
     #: the machine.
     watch: ClassVar[Any] = None
     #: Kinds the campaign holds already: met, they are noted and neither raised nor shrunk
-    #: (``gate.RunOptions.known_kinds``), so the loop goes on looking for new ones.
+    #: (``runs.RunOptions.known_kinds``), so the loop goes on looking for new ones.
     known: ClassVar[frozenset[str]] = frozenset()
     #: How many runs this class made (one cell, shared by the class's instances).
     runs: ClassVar[list[int]]

@@ -237,12 +237,8 @@ def test_explicit_examples_run_first(tmp_path: Path) -> None:
     replay_only = gate.run_property(
         SHAPE,
         target,
-        policies={},
-        tokenizer="zoo",
-        profile=get_profile("replay"),
-        fixtures_dir=tmp_path,
-        database=None,
-        examples=[{"messages": []}],
+        RunConfig(profile=get_profile("replay"), tokenizer="zoo", fixtures_dir=tmp_path, database=None,
+                  regressions={SHAPE.id: [{"messages": []}]}),
     )
     assert replay_only.status == "passed" and replay_only.examples == 1
 
@@ -331,12 +327,8 @@ def test_target_observations_only_where_the_target_phase_runs(
     outcome = gate.run_property(
         prop,
         open_target("reference"),
-        policies={},
-        tokenizer="o200k_base",
-        profile=get_profile(profile),
-        fixtures_dir=tmp_path / "fx",
-        max_examples=5,
-        database=None,
+        RunConfig(profile=get_profile(profile), tokenizer="o200k_base", fixtures_dir=tmp_path / "fx", max_examples=5,
+                  database=None),
     )
     assert outcome.status == "passed"
     assert bool(seen) is expected

@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ctxmodel.fixtures import load_fixture
-from ctxmodel.gate import RunOptions, replay, run_property
+from ctxmodel.gate import replay, run_property
 from ctxmodel.minimize import StopMinimizing, minimize_request
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import get_profile
 from ctxmodel.properties.registry import get
+from ctxmodel.runs import RunConfig, RunOptions
 from ctxmodel.targets import open_target
 from tests.targets.broken_trim import _Broken
 
@@ -75,9 +76,10 @@ def _run(tmp_path: Path, params: dict[str, Any], trim: bool) -> Any:
     target = open_target("python:tests.targets.broken_normalize:StripsMetadata")
     try:
         return run_property(
-            get("normalize.keeps-other-content"), target, policies=resolve(target.description.policies),
-            tokenizer=target.description.tokenizer, profile=get_profile("replay"), fixtures_dir=tmp_path,
-            database=None, examples=[params], options=RunOptions(minimize=trim),
+            get("normalize.keeps-other-content"), target,
+            RunConfig(profile=get_profile("replay"), policies=resolve(target.description.policies),
+                      fixtures_dir=tmp_path, database=None, regressions={"normalize.keeps-other-content": [params]}),
+            RunOptions(minimize=trim),
         )
     finally:
         target.close()
@@ -140,9 +142,9 @@ def test_the_trim_keeps_a_request_inside_the_declared_input_space(tmp_path: Path
     outcomes = {}
     for inputs in ("any", "agent-stored"):
         outcomes[inputs] = run_property(
-            toy, open_target("reference"), policies=resolve({}, {"inputs": inputs}), tokenizer="zoo",
-            profile=get_profile("replay"), fixtures_dir=tmp_path / inputs, database=None,
-            examples=[{"messages": history}],
+            toy, open_target("reference"),
+            RunConfig(profile=get_profile("replay"), policies=resolve({}, {"inputs": inputs}), tokenizer="zoo",
+                      fixtures_dir=tmp_path / inputs, database=None, regressions={toy.id: [{"messages": history}]}),
         )
     assert outcomes["any"].kinds, outcomes["any"]
     assert outcomes["any"].kinds[0].params["messages"] == [use, history[3]]  # the smallest, outside the space
@@ -154,8 +156,9 @@ def test_a_property_of_another_dialect_is_skipped_before_anything_is_drawn(tmp_p
     """count.agrees judges Anthropic counts: a Chat Completions target is never sent its inputs."""
     target = open_target("reference:openai-chat")
     policies = resolve(target.description.policies)
-    outcome = run_property(get("count.agrees"), target, policies=policies, tokenizer=target.description.tokenizer,
-                           profile=get_profile("ci"), fixtures_dir=tmp_path, max_examples=5, database=None)
+    outcome = run_property(get("count.agrees"), target,
+                           RunConfig(profile=get_profile("ci"), policies=policies, fixtures_dir=tmp_path,
+                                     max_examples=5, database=None))
     assert outcome.status == "skipped" and outcome.examples == 0
     assert outcome.reason == "judges anthropic targets, not openai-chat"
 
@@ -194,10 +197,12 @@ def test_a_trim_budget_placed_by_turns_is_made_tokens_so_the_turns_around_the_bu
     target = open_target("python:tests.integration.test_minimize:KeepsFirstEndingOnATool")
     try:
         outcome = run_property(
-            get("trim.accepted"), target, policies=resolve(target.description.policies),
-            tokenizer=target.description.tokenizer, profile=get_profile("replay"), fixtures_dir=tmp_path,
-            database=None, examples=[{"messages": history, "_budget": {"at": "drop-first-turn", "delta": 0}}],
-            options=RunOptions(minimize=True),
+            get("trim.accepted"), target,
+            RunConfig(profile=get_profile("replay"), policies=resolve(target.description.policies),
+                      fixtures_dir=tmp_path, database=None,
+                      regressions={"trim.accepted": [
+                          {"messages": history, "_budget": {"at": "drop-first-turn", "delta": 0}}]}),
+            RunOptions(minimize=True),
         )  # fmt: skip
     finally:
         target.close()

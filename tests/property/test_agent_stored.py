@@ -14,6 +14,7 @@ from ctxmodel.gate import run_property
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.registry import get
+from ctxmodel.runs import RunConfig
 from ctxmodel.strategies import histories
 from ctxmodel.strategies.stored import INTERRUPTED, agent_stored
 from ctxmodel.targets import open_target
@@ -105,8 +106,8 @@ def test_the_rewrite_is_pure_and_idempotent(history: list[Msg]) -> None:
 def _status(spec: str, prop_id: str, tmp_path: Path, **override: str) -> str:
     target = open_target(spec)
     policies = resolve(target.description.policies, override)
-    return run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
-                        profile=PROFILE, fixtures_dir=tmp_path).status
+    return run_property(get(prop_id), target,
+                        RunConfig(profile=PROFILE, policies=policies, fixtures_dir=tmp_path)).status
 
 
 @pytest.mark.slow  # two gate runs per case: half a minute each on a busy 2-core machine

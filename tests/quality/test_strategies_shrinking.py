@@ -14,6 +14,7 @@ from ctxmodel.gate import run_property
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import get_profile
 from ctxmodel.properties.registry import get
+from ctxmodel.runs import RunConfig
 from ctxmodel.targets import open_target
 
 pytestmark = pytest.mark.slow
@@ -41,9 +42,9 @@ def test_a_broken_normalizer_shrinks_to_at_most_three_messages(spec: str, prop_i
     target = open_target(spec)
     try:
         outcome = run_property(
-            get(prop_id), target, policies=resolve(target.description.policies),
-            tokenizer=target.description.tokenizer, profile=get_profile("ci"), fixtures_dir=tmp_path,
-            max_examples=300, database=None,
+            get(prop_id), target,
+            RunConfig(profile=get_profile("ci"), policies=resolve(target.description.policies), fixtures_dir=tmp_path,
+                      max_examples=300, database=None),
         )
     finally:
         target.close()

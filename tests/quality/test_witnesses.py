@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 from hypothesis import Phase
 
-from ctxmodel.gate import RunOptions, run_property
+from ctxmodel.gate import run_property
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import Profile
 from ctxmodel.properties.catalogue import Witness
 from ctxmodel.properties.registry import all_properties, get
 from ctxmodel.results import Outcome
+from ctxmodel.runs import RunConfig, RunOptions
 from ctxmodel.targets import Description, TargetFailure, open_target
 from ctxmodel.targets.base import OPS
 
@@ -47,9 +48,9 @@ def _outcome(target: Any, prop_id: str, tmp_path: Any, max_examples: int | None 
     def enough(keys: frozenset[str]) -> bool:
         return bool(wanted & keys)
 
-    return run_property(get(prop_id), target, policies=policies, tokenizer=target.description.tokenizer,
-                        profile=PROFILE, fixtures_dir=tmp_path, max_examples=max_examples,
-                        options=RunOptions(minimize=False, enough=enough))
+    return run_property(get(prop_id), target,
+                        RunConfig(profile=PROFILE, policies=policies, fixtures_dir=tmp_path, max_examples=max_examples),
+                        RunOptions(minimize=False, enough=enough))
 
 
 @pytest.mark.parametrize(("prop_id", "witness"), WITNESSES, ids=[_witness_id(*w) for w in WITNESSES])

@@ -25,6 +25,7 @@ from ctxmodel import gate
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import get_profile
 from ctxmodel.properties.registry import all_properties
+from ctxmodel.runs import RunConfig
 from ctxmodel.targets.reference import ReferenceTarget
 
 #: The ops whose code lives in the mutated modules (normalize, visibility, recover, the counter).
@@ -136,13 +137,8 @@ def run_one(case: str, examples: int | None = None) -> Any:
             return gate.run_property(
                 get(prop_id),
                 target,
-                policies=resolve(target.description.policies, overrides),
-                tokenizer=target.description.tokenizer,
-                profile=MUTATION,
-                fixtures_dir=scratch,
-                    seed=0,
-                max_examples=examples,
-                database=None,
+                RunConfig(profile=MUTATION, policies=resolve(target.description.policies, overrides),
+                          fixtures_dir=scratch, seed=0, max_examples=examples, database=None),
             )
     finally:
         os.environ["MUTANT_UNDER_TEST"] = mutant

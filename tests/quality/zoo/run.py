@@ -114,6 +114,7 @@ def run_variant(
     from ctxmodel.policies import resolve
     from ctxmodel.profiles import get_profile
     from ctxmodel.properties.registry import select
+    from ctxmodel.runs import RunConfig
     from ctxmodel.targets.spec import open_target
 
     if name == "reference":
@@ -137,13 +138,8 @@ def run_variant(
             outcome = gate.run_property(
                 prop,
                 target,
-                policies=policies,
-                tokenizer=target.description.tokenizer,
-                profile=chosen,
-                fixtures_dir=fixtures_dir or scratch,
-                seed=seed,
-                max_examples=max_examples,
-                database=None,
+                RunConfig(profile=chosen, policies=policies, fixtures_dir=fixtures_dir or scratch, seed=seed,
+                          max_examples=max_examples, database=None),
             )
             if outcome.status == "skipped":
                 continue
