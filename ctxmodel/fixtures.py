@@ -35,6 +35,7 @@ __all__ = [
     "promote",
     "write_atomic",
     "write_failure",
+    "write_text_atomic",
 ]
 
 SCHEMA = "ctxmodel-fixture/1"
@@ -150,14 +151,20 @@ def surrogates_escaped(text: str) -> str:
 
 def write_atomic(path: str | os.PathLike[str], value: Any) -> Path:
     """Write JSON so that readers see the old file or the new one, never half of one."""
+    text = surrogates_escaped(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
+    return write_text_atomic(path, text)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Any text (a fixture, a report page) written so that a stop at any moment leaves the old file
+    or the new one, with the permissions ``open()`` would give it: fixtures and reports are shared."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = surrogates_escaped(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         umask = os.umask(0o022)
         os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 -> what open() would make: fixtures are shared
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()

@@ -14,7 +14,6 @@ import hashlib
 import html
 import json
 import os
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -24,6 +23,7 @@ from typing import Any
 import attrs
 
 from ctxmodel.events import Event
+from ctxmodel.fixtures import write_text_atomic
 from ctxmodel.fuzz.events import CampaignFinished, KindKept
 from ctxmodel.fuzz.results import CampaignResult
 
@@ -57,23 +57,9 @@ def write_report(result: CampaignResult, directory: str | os.PathLike[str]) -> t
     data = result.to_json()
     json_path = out / "report.json"
     html_path = out / "report.html"
-    _atomic_write(json_path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    _atomic_write(html_path, render_html(data))
+    write_text_atomic(json_path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    write_text_atomic(html_path, render_html(data))
     return json_path, html_path
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 -> what open() would make: reports are shared
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _e(value: object) -> str:
