@@ -67,7 +67,7 @@ def fuzz(
     if target_spec is None:
         raise click.UsageError("Missing option '--target'.")
     from ctxmodel.cli.gate import parse_policies, writable
-    from ctxmodel.fuzz.campaign import CampaignConfig, default_workers, parse_duration, run_campaign
+    from ctxmodel.fuzz.campaign import CampaignConfig, default_workers, run_campaign
     from ctxmodel.fuzz.database import DEFAULT_DB, is_redis
 
     try:
@@ -143,3 +143,17 @@ def report(database: str, campaign: str, report_dir: str, fixtures_dir: str | No
 
 
 COMMANDS = [fuzz]
+
+
+def parse_duration(text: str) -> float:
+    """``90``, ``90s``, ``30m``, ``2h``, ``1h30m`` -> seconds; one line naming the value when not."""
+    import re
+
+    raw = text.strip().lower()
+    if re.fullmatch(r"\d+(\.\d+)?", raw):
+        return float(raw)
+    parts = re.findall(r"(\d+(?:\.\d+)?)([hms])", raw)
+    if not parts or "".join(n + u for n, u in parts) != raw:
+        raise UsageError(f"--duration {text!r}: expected e.g. 90s, 30m, 2h or 1h30m")
+    scale = {"h": 3600.0, "m": 60.0, "s": 1.0}
+    return sum(float(n) * scale[u] for n, u in parts)

@@ -70,7 +70,6 @@ __all__ = [
     "AGENT_LOOP_ID",
     "CampaignConfig",
     "UnitSpec",
-    "parse_duration",
     "plan_units",
     "run_campaign",
 ]
@@ -104,20 +103,6 @@ class CampaignConfig:
     grace: float = 10.0
     #: The name of a campaign kept in the Redis ``database``, which other machines may join.
     campaign: str | None = None
-
-
-def parse_duration(text: str) -> float:
-    """``90``, ``90s``, ``30m``, ``2h``, ``1h30m`` -> seconds; one line naming the value when not."""
-    import re
-
-    raw = text.strip().lower()
-    if re.fullmatch(r"\d+(\.\d+)?", raw):
-        return float(raw)
-    parts = re.findall(r"(\d+(?:\.\d+)?)([hms])", raw)
-    if not parts or "".join(n + u for n, u in parts) != raw:
-        raise UsageError(f"--duration {text!r}: expected e.g. 90s, 30m, 2h or 1h30m")
-    scale = {"h": 3600.0, "m": 60.0, "s": 1.0}
-    return sum(float(n) * scale[u] for n, u in parts)
 
 
 def derive_seed(*parts: object) -> int:

@@ -22,9 +22,10 @@ from typing import Any
 
 import pytest
 
+from ctxmodel.cli.fuzz import parse_duration
 from ctxmodel.errors import UsageError
 from ctxmodel.fixtures import load_fixture
-from ctxmodel.fuzz.campaign import CampaignConfig, parse_duration, run_campaign
+from ctxmodel.fuzz.campaign import CampaignConfig, run_campaign
 from ctxmodel.fuzz.results import CampaignResult
 from ctxmodel.gate import replay
 from ctxmodel.targets.spec import open_target
