@@ -37,13 +37,25 @@ from ctxmodel.results import Outcome
 from ctxmodel.runs import RunConfig, RunOptions
 from ctxmodel.targets.base import Target
 
-__all__ = ["AGENT_LOOP_ID", "RECORDED_TYPES", "BufferedDatabase", "Done", "Setup", "Slice", "Task", "worker_main"]
+__all__ = [
+    "AGENT_LOOP_ID",
+    "OPEN_FAILED",
+    "RECORDED_TYPES",
+    "BufferedDatabase",
+    "Done",
+    "Setup",
+    "Slice",
+    "Task",
+    "worker_main",
+]
 
 #: The events a worker records for the parent to tell when it keeps the result (a heartbeat is sent live).
 RECORDED_TYPES: tuple[type[Event], ...] = (ExampleDrawn, KindMet, FixtureWritten, WarningMet)
 
 #: The stateful agent loop's id among a campaign's units (a task kind, not a registered property).
 AGENT_LOOP_ID = "agent-loop"
+#: How a worker's ``failed`` message begins when it could not open its target (no task can run there).
+OPEN_FAILED = "the worker could not open the target"
 #: Seconds between two tallies a slice sends its parent.
 TALLY_EVERY = 0.5
 
@@ -371,7 +383,7 @@ def worker_main(conn: Connection, setup: Setup, stop: Any = None) -> None:
         target = open_target(setup.spec, timeout=setup.timeout)
         _TARGETS.append(target)
     except CtxmodelError as exc:
-        failure = f"the worker could not open the target: {exc}"
+        failure = f"{OPEN_FAILED}: {exc}"
     try:
         while True:
             task = conn.recv()

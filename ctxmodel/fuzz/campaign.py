@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import signal
 import sys
 import tempfile
@@ -61,7 +62,7 @@ from ctxmodel.fuzz.ledger import Ledger, UnitSpec, record_of
 from ctxmodel.fuzz.progress import Progress
 from ctxmodel.fuzz.report import ReportWriter
 from ctxmodel.fuzz.results import CampaignResult, FailureRecord
-from ctxmodel.parallel_worker import AGENT_LOOP_ID, Done, Setup, Slice, Task
+from ctxmodel.parallel_worker import AGENT_LOOP_ID, OPEN_FAILED, Done, Setup, Slice, Task
 from ctxmodel.pool import Worker, start_worker, stop_workers
 from ctxmodel.profiles import Profile
 from ctxmodel.results import Kind
@@ -154,7 +155,6 @@ class _Unit:
     """The scheduler's own state of one unit: how big its next slice is and what it has seen."""
 
     spec: UnitSpec
-    op: str
     size: int
     lo: int
     hi: int
@@ -170,7 +170,6 @@ class _Unit:
 class _Running:
     unit: _Unit
     size: int
-    seed: int
     #: The worker's number (its place among the workers when it was handed the slice).
     worker: int
     #: Labels the slice met that its unit had not seen before.
@@ -193,7 +192,6 @@ class _Scheduler:
     turn: int = 0
     #: ``time.monotonic()`` of the stop request.
     stop_at: float | None = None
-    reasons: list[str] = attrs.field(factory=list)
 
     # -- handing out --------------------------------------------------------------------------
 
@@ -232,13 +230,11 @@ class _Scheduler:
         try:
             worker.conn.send(Task(index, unit.spec.id, frozenset(), (), str(scratch), piece))
         except OSError:
-            import shutil
-
             shutil.rmtree(scratch, ignore_errors=True)
             return False
         worker.busy, worker.scratch = index, scratch
         unit.flying += size
-        self.running[index] = _Running(unit, size, seed, self.workers.index(worker))
+        self.running[index] = _Running(unit, size, self.workers.index(worker))
         return True
 
     # -- what comes back ----------------------------------------------------------------------
@@ -265,7 +261,7 @@ class _Scheduler:
         self._settle(worker, index)
         if message[0] == "failed":
             text = message[2]
-            if text.startswith("the worker could not open the target"):
+            if text.startswith(OPEN_FAILED):
                 if text not in self.ledger.fatal:
                     self.ledger.fatal.append(text)
                     self.emit(CampaignNote(text))
@@ -275,7 +271,8 @@ class _Scheduler:
             return
         done: Done = message[1]
         fields = done.fields
-        run.unit.done += int(fields.get("examples", 0))
+        examples = int(fields.get("examples", 0))
+        before, run.unit.done = run.unit.done, run.unit.done + examples
         if fields["status"] == "error":
             self._retire(run.unit, str(fields.get("reason", "")))
             return
@@ -284,11 +281,11 @@ class _Scheduler:
         for kind in fields.get("kinds", ()):
             text = done.fixtures.get(kind.fixture.name) if kind.fixture is not None else None
             kept += self._keep(run, kind, None if text is None else json.loads(text), shrunk,
-                               done.steps.get(kind.key, ()), before=run.unit.done - int(fields.get("examples", 0)))
+                               done.steps.get(kind.key, ()), before=before)
         grew = bool(kept) or run.new_labels > 0
         unit = run.unit
         unit.size = min(unit.hi, unit.size * 2) if grew else max(unit.lo, unit.size // 2)
-        if not fields.get("examples") and not kept and self.stop_at is None and fields["status"] != "cut":
+        if not examples and not kept and self.stop_at is None and fields["status"] != "cut":
             unit.retired = True  # Hypothesis has nothing left to draw for it
 
     def _keep(self, run: _Running, kind: Kind, fixture: dict[str, Any] | None, shrunk: bool,
@@ -301,7 +298,7 @@ class _Scheduler:
         unit = run.unit
         final = None if fixture is None or kind.fixture is None else Path(self.config.fixtures_dir) / kind.fixture.name
         record = record_of(
-            attrs.evolve(kind, fixture=final), unit.spec, unit.op, worker=run.worker,
+            attrs.evolve(kind, fixture=final), unit.spec, unit.spec.op, worker=run.worker,
             found_at=time.time() - self.ledger.started_wall, examples_until=before + kind.first_example,
             shrunk=shrunk, steps=steps,
         )  # fmt: skip
@@ -317,8 +314,6 @@ class _Scheduler:
         return True
 
     def _settle(self, worker: Worker, index: int) -> None:
-        import shutil
-
         run = self.running.pop(index)
         run.unit.flying -= run.size
         worker.busy = None
@@ -364,13 +359,12 @@ class _Scheduler:
         for path in sorted(scratch.glob("*.json")):
             try:
                 fixture = load_fixture(path)
-                data = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError, CtxmodelError):
                 continue  # one the worker was still writing when it ended
             note = (fixture.note or fixture.property).splitlines()[0]
             kind = Kind(fixture.kind or fixture.property, Finding("fail", note), dict(fixture.params), (), 0,
                         fixture=Path(path.name))
-            self._keep(run, kind, data, False, (), before=run.unit.done)
+            self._keep(run, kind, fixture.to_json(), False, (), before=run.unit.done)
 
     # -- the loop -----------------------------------------------------------------------------
 
@@ -430,8 +424,6 @@ class _Scheduler:
         stop_workers(self.workers)
         for worker in self.workers:
             if worker.scratch is not None:
-                import shutil
-
                 shutil.rmtree(worker.scratch, ignore_errors=True)
 
 
@@ -493,7 +485,7 @@ def run_campaign(config: CampaignConfig, *, out: TextIO | None = None, tty: bool
                   False, database_spec=config.database)
     scheduler = _Scheduler(
         config, ledger, emit, (lambda r, f: True) if shared is None else shared.claim, context, setup, stop,
-        [_Unit(u, u.op, *_sizes(u)) for u in units if u.skipped is None],
+        [_Unit(u, *_sizes(u)) for u in units if u.skipped is None],
     )  # fmt: skip
     signals: list[int] = []
 
@@ -514,7 +506,7 @@ def run_campaign(config: CampaignConfig, *, out: TextIO | None = None, tty: bool
     if ledger.stopped == "running":
         ledger.stopped = "stopped"
     if ledger.fatal and not ledger.examples() and not ledger.failures:
-        raise TargetError(ledger.fatal[0].removeprefix("the worker could not open the target: "))
+        raise TargetError(ledger.fatal[0].removeprefix(OPEN_FAILED + ": "))
     now = time.time()
     if shared is not None:
         shared.sync(now, final=True)
