@@ -143,7 +143,7 @@ def plan_params(plan: Plan, name: str = "params_of_plan") -> ParamsStrategy:
     def params(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
         from ctxmodel.strategies import recovery_requests
 
-        return recovery_requests(cells=plan.draw)
+        return recovery_requests(cells=plan.draw, focus=plan.focus)
 
     params.__name__ = params.__qualname__ = name
     return params

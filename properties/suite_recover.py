@@ -504,6 +504,7 @@ def _text_edits(before: Msg, after: Msg) -> Iterator[tuple[int, int | None, str,
         by_visible("over-degrade-only") + tuple(pattern("over-hide", v) for v in VISIBLE if v != "plain")
         + (pattern("over-stuck"), pattern("over-none")),
         also=by_degradable("over-degrade-only") + by_degradable("over-stuck"),
+        focus=tuple(pattern("over-degrade-only", v) for v in VISIBLE if v != "plain"),
     ),
     witnesses=(
         Witness(f"{_R}:ReplacesImages", "non-text-edited"),
@@ -552,6 +553,7 @@ def degrade_only_text(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         by_degradable("over-degrade-only") + tuple(pattern("over-hide", "*", d) for d in DEGRADABLE if d != "none")
         + by_degradable("over-stuck") + (pattern("over-none", "*", "dense"),),
         also=by_visible("over-degrade-only"),
+        focus=by_degradable("over-degrade-only"),
     ),
     witnesses=(Witness(f"{_R}:NoticeGrows", "chars-grow"),),
 )

@@ -502,6 +502,7 @@ def recovery_requests(
     nonpositive_max_tokens: bool = True,
     shapes: bool = True,
     cells: Sequence[str] | None = None,
+    focus: Sequence[str] = (),
 ) -> st.SearchStrategy[dict[str, Any]]:
     """``{"messages", "contextWindow", "maxTokens", "systemPrompt"}`` covering every case of contract §4.
 
@@ -513,15 +514,18 @@ def recovery_requests(
 
     ``cells`` draws by ``ctxmodel.partition``'s partition instead of ``cases`` and shapes: each request
     is in one of these patterns of recover cells (``recover:over-stuck/*/dense``, any value for
-    ``*``), the pattern drawn first and uniformly (``ctxmodel.strategies.cells.cell_requests``).
+    ``*``), the pattern drawn first, uniformly or (half the random draws) among ``focus``
+    (``ctxmodel.strategies.cells.cell_requests``).
     """
+    if focus and cells is None:
+        raise ValueError("recovery_requests: focus= needs cells=")
     if cells is not None:
         if tuple(cases) != RECOVERY_CASES or not shapes or not nonpositive_max_tokens:
             raise ValueError("recovery_requests: cells= replaces cases=, shapes= and nonpositive_max_tokens=")
         body = history
         if body is None and broken is not None:
             body = histories() if broken else well_formed_histories()
-        return cell_requests(cells, body)
+        return cell_requests(cells, body, focus)
     if history is None:
         if broken is None:
             history = st.one_of(well_formed_histories(), histories())

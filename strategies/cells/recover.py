@@ -129,11 +129,14 @@ def _big_pair(draw: st.DrawFn, used: set[str], above: int) -> list[Msg]:
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": content}]}]
 
 
-def _old_pair(draw: st.DrawFn, used: set[str], main: int, longer: bool) -> list[Msg]:
+def _old_pair(draw: st.DrawFn, used: set[str], main: int, longer: bool, under: int | None) -> list[Msg]:
     """A visible tool turn whose string result is over the floor: shorter than ``main`` (the last
-    turn's main text), or ``longer`` than it, the largest visible result, which the cut hides."""
+    turn's main text), or ``longer`` than it, the largest visible result, which the cut hides; and
+    shorter than ``under`` (the hidden oversized result, which stays the largest of all)."""
     tid = make_unique("toolu_old", used)
     low, high = (main + 1, main + 3000) if longer else (201, max(201, min(5000, main - 1)))
+    if under is not None:
+        high = max(low, min(high, under - 1))
     text = draw(texts(min_size=low, max_size=high, kinds=("prose", "code")))
     return [{"role": "assistant", "content": [tool_call(draw, tid)]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]}]
@@ -150,7 +153,11 @@ def _layout(
         return [first], rest if keep_mid else []
     cut = draw(st.integers(1, len(body)))
     big = _big_pair(draw, used, main)
-    if visible == "condensed" or (visible == "legacy" and draw(chance(50))):
+    # A legacy history holds an assistant-role summary, an assistant-role marker, or (half the draws)
+    # both, each hiding an oversized result: a scan that misreads either legacy form cuts what it
+    # hides (§2, §4.5), and every legacy draw holds at least one of them to misread.
+    legacy_both = visible == "legacy" and draw(st.booleans())
+    if visible == "condensed" or (visible == "legacy" and (legacy_both or draw(chance(50)))):
         role = "assistant" if visible == "legacy" else "user"
         hidden, mid = body[:cut], body[cut:] if keep_mid else []
         if visible == "condensed" and draw(st.booleans()):
@@ -168,6 +175,14 @@ def _layout(
         if draw(chance(70)):
             for m in hidden:
                 m.setdefault("condenseParent", "cond-c")
+        if legacy_both:
+            # The file was condensed, then truncated: the marker right after the summary (the first
+            # visible message), hiding a second oversized tool turn.
+            run = _big_pair(draw, used, main)
+            for m in run:
+                m["truncationParent"] = "trunc-t"
+            return [*hidden, summary_message("cond-c", role), marker_message("trunc-t", len(run), "assistant"),
+                    *run], mid
         return [*hidden, summary_message("cond-c", role)], mid
     # truncated, or legacy as an assistant-role marker after the first message (domain §2.1)
     run = body[1:cut] + big
@@ -255,7 +270,7 @@ def _main_text(draw: st.DrawFn, regime: str, degradable: str) -> tuple[str, bool
 
 
 #: Where the main text is sometimes one whose cut grows (percent): the regimes that must degrade.
-_CHEAP_AT = {"over-degrade-only": 40, "over-hide": 25, "over-stuck": 25}
+_CHEAP_AT = {"over-degrade-only": 60, "over-hide": 25, "over-stuck": 25}
 
 
 @memo
@@ -328,7 +343,7 @@ def _last_turn(draw: st.DrawFn, regime: str, degradable: str, used: set[str]) ->
         # into (320-400 characters) and one it cannot (201-275), so a recovery that cuts the first
         # must still leave the second alone (§4.5: a text that cannot shrink is not cut).
         bodies.append(draw(dense_texts(201, 275) if len(text) >= 300 else dense_texts(320, 400)))
-    elif big_ok and regime in ("over-degrade-only", "over-stuck") and draw(chance(25)):
+    elif big_ok and regime in ("over-degrade-only", "over-stuck") and draw(chance(50)):
         # More texts to cut than a converging target has calls (one and three more, §4.7): a
         # recovery that makes one cut per call never gets there.
         bodies += [draw(texts(min_size=400, max_size=1000, kinds=("prose", "code")))
@@ -604,8 +619,14 @@ def _dangling(draw: st.DrawFn, messages: list[Msg]) -> None:
     parent = draw(pick(_MADE if draw(chance(50)) else _GONE))
     if shape == 2:
         # Each pair its own half and its own tag (one of them, or both: a message truncated, then
-        # condensed, carries both), so a history holds several of the four kinds at once.
+        # condensed, carries both), so a history holds several of the four kinds at once; or (half
+        # the draws) every call tagged with a gone marker's id: the half a cut that reads the tag
+        # alone steps over while it hides the results (§2, §4.4), on every pair a cut can reach.
+        calls = draw(st.booleans())
         for edge in edges:
+            if calls:
+                messages[edge - 1]["truncationParent"] = parent
+                continue
             m = messages[edge - 1 if draw(st.booleans()) else edge]
             for name in draw(pick(_BOTH_OR_ONE)):
                 m[name] = parent
@@ -630,12 +651,19 @@ def _pair_edges(messages: Sequence[Msg]) -> list[int]:
 
 
 @st.composite
-def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.SearchStrategy[list[Msg]]) -> dict[str, Any]:
+def _cell_request(
+    draw: st.DrawFn, patterns: tuple[str, ...], history: st.SearchStrategy[list[Msg]], focus: tuple[str, ...]
+) -> dict[str, Any]:
     # Half the fresh examples draw their pattern without replacement (the ``ONCE`` guard exhausts the
     # branch), so a 60-example run meets every pattern within its first twenty-odd examples; the other
-    # half draw it at random, for as long as the run lasts.
+    # half draw it at random, for as long as the run lasts, from the focus in half of those draws
+    # (``ctxmodel.partition.Plan``). The focus choice comes after the first one, and only in the
+    # random half: the exhausted branch of the draw without replacement stays one per pattern.
     once, index = draw(first_choices(2, len(patterns)))
     pattern = patterns[index]
+    if once == 1 and focus:
+        lean, at = draw(first_choices(2, len(focus)))
+        pattern = focus[at] if lean == 1 else pattern
     draw(ONCE if once == 0 else GUARD)
     regime, visible, degradable = draw(_fill(pattern))
     if regime == "over-none" and visible in ("plain", "dangling"):
@@ -653,9 +681,13 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
     # Nothing to hide over-none; over-degrade-only sometimes neither (the single-giant shape, domain §3.7).
     keep_mid = not (regime == "over-none" or (regime == "over-degrade-only" and draw(chance(20))))
     head, mid = _layout(draw, visible, body, used, keep_mid, main)
+    hidden_top = max((len(t) for m in head if isinstance(m.get("content"), list) for b in m["content"]
+                      if isinstance(b, dict) and b.get("type") == "tool_result"
+                      and str(b.get("tool_use_id", "")).startswith("toolu_hidden")
+                      for _, t in _result_texts(b)), default=None)
     extra: list[Msg] = []
     if regime in ("over-hide", "over-degrade-only", "over-stuck") and degradable in ("string", "image") \
-            and draw(chance(40)):
+            and draw(chance(60)):
         extra += _floor_pairs(draw, used)
     filler = {"over-hide": 60, "over-stuck": 50, "over-degrade-only": 30, "over-none": 0}.get(regime, 15)
     if filler and (draw(chance(filler)) or (regime == "over-stuck" and degradable == "none")):
@@ -672,7 +704,7 @@ def _cell_request(draw: st.DrawFn, patterns: tuple[str, ...], history: st.Search
         # result). For string results, half the time the largest of all: what a recovery that picks
         # its candidates before its cut (largest first, domain §3.7) cuts first.
         longer = degradable == "string" and draw(st.booleans())
-        mid = [*_old_pair(draw, used, main, longer), *mid]
+        mid = [*_old_pair(draw, used, main, longer, hidden_top), *mid]
     rest = [*mid, *extra, *last]
     if visible in _PARENT_OF:
         rest = _hidden_in_pair(draw, rest, *_PARENT_OF[visible])
@@ -700,19 +732,22 @@ def _cell_of(request: dict[str, Any], regime: str | None) -> set[str]:
 
 
 def cell_requests(
-    patterns: Sequence[str], history: st.SearchStrategy[list[Msg]] | None = None
+    patterns: Sequence[str], history: st.SearchStrategy[list[Msg]] | None = None, focus: Sequence[str] = ()
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Recover requests, each in one of ``patterns`` (``recover:over-stuck/*/dense``...), the pattern
-    drawn first and uniformly. ``history`` gives the drawn messages the request is built around."""
-    patterns = tuple(patterns)
+    drawn first, uniformly or (half the random draws) among ``focus``. ``history`` gives the drawn
+    messages the request is built around."""
+    patterns, focus = tuple(patterns), tuple(focus)
     if not patterns:
         raise ValueError("cell_requests: no pattern")
+    if not set(focus) <= set(patterns):
+        raise ValueError(f"cell_requests: focus {sorted(set(focus) - set(patterns))} is not among the patterns")
     for p in patterns:
         if not any(partition.matches(p, c) for c in partition.RECOVER_CELLS):
             raise ValueError(f"cell_requests: {p!r} matches no recover cell of ctxmodel.partition")
     if history is None:
         history = _bodies()
-    return _cell_request(patterns, history)
+    return _cell_request(patterns, history, focus)
 
 
 @memo

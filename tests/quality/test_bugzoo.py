@@ -136,12 +136,7 @@ def test_mutant_killed(module: str, old: str, new: str, prop: str) -> None:
 #: missed outside this table fails the test (a loss of power), and so does one of these seeds caught
 #: (the table is then out of date: a strategy change moved the misses, or removed them).
 KNOWN_MISSES: dict[str, tuple[int, ...]] = {
-    "bug_cut_dangling_positions": (0, 16),
-    "bug_notice_guard_prefix": (6, 7, 9),
-    "bug_shrink_parents_in_view": (9,),
-    "bug_shrink_legacy_summary": (2,),
-    "bug_shrink_ignores_condense": (0,),
-    "bug_converges_one_cut": (6, 7),
+    "bug_shrink_ignores_condense": (7,),
 }
 
 
