@@ -190,6 +190,11 @@ def _locate(value: Any, source: str) -> tuple[Any, str, tuple[str, ...], list[st
             also = f"; also {', '.join(others[:6])}{'…' if len(others) > 6 else ''}" if others else ""
             note = f'{source}: an API request body: reading its "input" ({len(value["input"])} items{also})'
             return value["input"], "request", ("input",), [note]
+        if isinstance(value.get("contents"), list):
+            others = [k for k in value if k != "contents"]
+            also = f"; also {', '.join(others[:6])}{'…' if len(others) > 6 else ''}" if others else ""
+            note = f'{source}: an API request body: reading its "contents" ({len(value["contents"])} contents{also})'
+            return value["contents"], "request", ("contents",), [note]
     return value, "history", (), []
 
 

@@ -109,11 +109,11 @@ class Change:
     action: str
     tool_id: str | None = None
     created: bool = False
-    #: The array the paths are in: ``messages``, or ``input`` for Responses items.
+    #: The array the paths are in: ``messages``, ``input`` for Responses items, ``contents`` for Gemini.
     root: str = "messages"
 
     def line(self) -> str:
-        noun = "item" if self.root == "input" else "message"
+        noun = {"input": "item", "contents": "content"}.get(self.root, "message")
         where = (
             (f"new {noun} at the front" if self.index < 0 else f"new {noun} after {self.root}.{self.index}")
             if self.created

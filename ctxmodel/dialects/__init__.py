@@ -13,10 +13,9 @@ holding the same record and one more line in :data:`MODULES`. Repair, rendering 
 is imported by the function that needs it, so ``validate`` pays for none of them.
 
 ``openai_responses`` is OpenAI Responses ``input`` items, detected by their item and part types
-rather than by roles. One more dialect is one module with a ``DIALECT`` record. For Gemini it would
-hold ``contents`` with ``user``/``model`` roles, ``functionCall`` and ``functionResponse`` parts paired
-by name and order (and ``id`` where present), with Gemini's own error texts once they are sourced in
-domain §5.
+rather than by roles. ``gemini`` is Gemini ``contents`` (``user``/``model`` roles, ``functionCall`` and
+``functionResponse`` parts paired by count and order, ``thoughtSignature`` on the calls). One more
+dialect is one module with a ``DIALECT`` record.
 
 Core layer: nothing here imports Hypothesis, the properties or the engine.
 """
@@ -45,6 +44,7 @@ MODULES: Mapping[str, str] = {
     "anthropic": "ctxmodel.dialects.anthropic",
     "openai-chat": "ctxmodel.dialects.openai_chat",
     "openai-responses": "ctxmodel.dialects.openai_responses",
+    "gemini": "ctxmodel.dialects.gemini",
 }
 NAMES = tuple(MODULES)
 #: ``--dialect auto``: detect from the messages.
