@@ -14,8 +14,9 @@ is imported by the function that needs it, so ``validate`` pays for none of them
 
 ``openai_responses`` is OpenAI Responses ``input`` items, detected by their item and part types
 rather than by roles. ``gemini`` is Gemini ``contents`` (``user``/``model`` roles, ``functionCall`` and
-``functionResponse`` parts paired by count and order, ``thoughtSignature`` on the calls). One more
-dialect is one module with a ``DIALECT`` record.
+``functionResponse`` parts paired by count and order, ``thoughtSignature`` on the calls);
+``bedrock_converse`` is Amazon Bedrock Converse ``messages`` (blocks without ``type``: ``toolUse``,
+``toolResult``). One more dialect is one module with a ``DIALECT`` record.
 
 Core layer: nothing here imports Hypothesis, the properties or the engine.
 """
@@ -45,6 +46,7 @@ MODULES: Mapping[str, str] = {
     "openai-chat": "ctxmodel.dialects.openai_chat",
     "openai-responses": "ctxmodel.dialects.openai_responses",
     "gemini": "ctxmodel.dialects.gemini",
+    "bedrock-converse": "ctxmodel.dialects.bedrock_converse",
 }
 NAMES = tuple(MODULES)
 #: ``--dialect auto``: detect from the messages.
