@@ -160,10 +160,12 @@ def dump(history: Iterable[ConverseMessage]) -> list[JsonMessage]:
 
 
 def detect(value: Any) -> int:
-    """How strongly an array reads as Converse messages: blocks without ``type``, Converse's block keys."""
+    """How strongly an array reads as Converse messages: blocks without ``type`` holding a key only
+    Converse has. A text-only Converse history (``{"text": ..}`` blocks) reads as Anthropic blocks
+    that lost their type, and is refused as those are unless ``--dialect bedrock-converse`` says."""
     if not isinstance(value, list):
         return 0
-    score = 0
+    score = plain = 0
     for message in value:
         if not isinstance(message, dict) or not isinstance(message.get("content"), list):
             continue
@@ -173,8 +175,8 @@ def detect(value: Any) -> int:
             if _KINDS & set(block):
                 score += 5
             elif set(block) <= {"text", "image", "document", "video"} and block:
-                score += 2
-    return score
+                plain += 2
+    return score + plain if score else 0
 
 
 # ----------------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def test_dialect_forces_the_reading(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1 and "content-shape" in out and "OpenAI Chat Completions, as --dialect says" in err
     code, _, err = run(["validate", "--dialect", "anthropic", str(UNANSWERED)], capsys)
     assert code == 2 and 'messages.0.role: expected "user" or "assistant", got "developer"' in err
-    code, _, err = run(["validate", "--dialect", "gemini", str(UNANSWERED)], capsys)
+    code, _, err = run(["validate", "--dialect", "cohere", str(UNANSWERED)], capsys)
     assert code == 2 and "--dialect" in err
 
 
