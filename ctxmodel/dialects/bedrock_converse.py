@@ -11,8 +11,8 @@ The rules (domain §5.10): each ``toolUse`` of an assistant message is answered 
 message, a user message, by a ``toolResult`` with its ``toolUseId``, and that message holds no more
 results than the turn before has calls; the conversation starts with a user message and roles
 alternate; text blocks are not blank; an error result has content. Texts the API is known to return
-are quoted verbatim; the rules marked *inferred*, *recalled* or *shape* in :data:`RULES` say how far
-their texts are confirmed.
+are quoted verbatim; the rules marked *inferred*, *not confirmed* or *shape* in :data:`RULES` say how
+far their texts are confirmed.
 """
 
 from __future__ import annotations
@@ -71,10 +71,12 @@ RULES: Mapping[str, Rule] = MappingProxyType(
         ),
         "excess-tool-results": Rule(
             "a message holds no more toolResult blocks than the turn before it has toolUse blocks",
-            "domain §5.10 (provider text as the field quotes it; not found in a public thread here)",
+            "domain §5.10 (provider text as the field quotes it; not confirmed in a public thread here)",
         ),
-        "first-message-user": Rule("the conversation starts with a user message", "domain §5.10 (recalled text)"),
-        "roles-alternate": Rule("user and assistant messages alternate", "domain §5.10 (recalled text)"),
+        "first-message-user": Rule(
+            "the conversation starts with a user message", "domain §5.10 (provider text; relaxed for some models)"
+        ),
+        "roles-alternate": Rule("user and assistant messages alternate", "domain §5.10 (provider text)"),
         "blank-text": Rule("a text block is not empty or blank", "domain §5.10 (provider phrase; wording ours)"),
         "error-result-empty": Rule(
             "a toolResult with status error has content", "domain §5.10 (provider text)"
