@@ -7,7 +7,7 @@ construction. This runs each variant of ``RARE`` against the property that guard
 which example it is met) and prints one row per variant: seeds caught, the misses, the latest
 first failure. Exit status 1 when any seed misses.
 
-    .venv/bin/python -m tests.quality.zoo.seeds [--seeds 20] [--jobs 2] [--only NAME ...]
+    .venv/bin/python -m tests.quality.zoo.seeds [--seeds 20] [--first 0] [--jobs 2] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -48,9 +48,12 @@ def caught_at(job: tuple[str, str, int]) -> tuple[str, int, int | None]:
     return variant, seed, row.examples if row.detected else None
 
 
-def scan(pairs: tuple[tuple[str, str], ...], seeds: int, jobs: int) -> dict[str, dict[int, int | None]]:
-    """Every (variant, seed) run, in ``jobs`` processes: the first failing example by seed."""
-    work = [(v, p, s) for v, p in pairs for s in range(seeds)]
+def scan(
+    pairs: tuple[tuple[str, str], ...], seeds: int, jobs: int, first: int = 0
+) -> dict[str, dict[int, int | None]]:
+    """Every (variant, seed) run, seeds ``first`` to ``first + seeds - 1``, in ``jobs`` processes: the
+    first failing example by seed."""
+    work = [(v, p, s) for v, p in pairs for s in range(first, first + seeds)]
     found: dict[str, dict[int, int | None]] = defaultdict(dict)
     with contextlib.ExitStack() as stack:
         mapper = map if jobs <= 1 else stack.enter_context(
@@ -68,11 +71,12 @@ def missed_seeds(by_seed: dict[int, int | None]) -> tuple[int, ...]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--first", type=int, default=0, help="the first seed (a second sample: --first 20)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=())
     args = parser.parse_args(argv)
     pairs = tuple(p for p in RARE if not args.only or p[0] in args.only)
-    found = scan(pairs, args.seeds, args.jobs)
+    found = scan(pairs, args.seeds, args.jobs, args.first)
     missed = 0
     print(f"{'variant':32} {'property':38} caught  latest  missed at")
     for variant, prop in pairs:
