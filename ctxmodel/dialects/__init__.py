@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 
-from ctxmodel.errors import UsageError
+from ctxmodel.codec import copy_json
+from ctxmodel.errors import HistoryError, UsageError
 
 if TYPE_CHECKING:
     from ctxmodel.json_types import JsonMessage, JsonMessageView
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from ctxmodel.repair import RepairReport
     from ctxmodel.tokens import Counter
 
-__all__ = ["AUTO", "MODULES", "NAMES", "Counted", "Dialect", "choose", "detect", "get"]
+__all__ = ["AUTO", "MODULES", "NAMES", "Counted", "Dialect", "choose", "detect", "get", "json_objects"]
 
 #: Each dialect's name and the module holding its record (``DIALECT``), in detection-tie order:
 #: the first one wins a tie, so a file both read alike (plain string turns) stays Anthropic.
@@ -109,6 +110,18 @@ class Dialect(Protocol[H]):
     def count(self, history: H, counter: Counter) -> list[Counted]:
         """Raw tokens of every countable piece of the messages."""
         ...
+
+
+def json_objects(value: Any, root: str, many: str, one: str) -> list[dict[str, Any]]:
+    """Copies of the objects of a JSON array, for a dialect that keeps views over them: the only
+    refusal such a codec makes (not an array, an entry not an object), named by its path
+    (``expected an array of {many}``, ``{root}.N: expected {one}``)."""
+    if not isinstance(value, list):
+        raise HistoryError(root, f"expected an array of {many}, got {type(value).__name__}")
+    for n, entry in enumerate(value):
+        if not isinstance(entry, dict):
+            raise HistoryError(f"{root}.{n}", f"expected {one}")
+    return [copy_json(entry) for entry in value]
 
 
 def get(name: str) -> Dialect[Any]:

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ctxmodel.codec import copy_json
 from ctxmodel.contract_data import CONVERSION_PREFIX, INTERRUPTED_TEXT
-from ctxmodel.dialects import Counted
-from ctxmodel.errors import HistoryError
+from ctxmodel.dialects import Counted, json_objects
 from ctxmodel.json_types import JsonMessage, JsonMessageView
 from ctxmodel.oracle import Rule, Violation
 
@@ -136,29 +136,14 @@ def _id(value: Mapping[str, Any]) -> str | None:
     return tid if isinstance(tid, str) else None
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
 def load(value: Any) -> ConverseHistory:
     """The messages of a JSON array, copied. Refuses only what is not a list of objects."""
-    if not isinstance(value, list):
-        raise HistoryError("messages", f"expected an array of messages, got {type(value).__name__}")
-    out: list[ConverseMessage] = []
-    for n, message in enumerate(value):
-        if not isinstance(message, dict):
-            raise HistoryError(f"messages.{n}", "expected a message object")
-        out.append(ConverseMessage(_copy(message)))
-    return tuple(out)
+    return tuple(ConverseMessage(m) for m in json_objects(value, "messages", "messages", "a message object"))
 
 
 def dump(history: Iterable[ConverseMessage]) -> list[JsonMessage]:
     """The JSON array again: every key, its order and its value as loaded (copies)."""
-    return [_copy(dict(m.raw)) for m in history]
+    return [copy_json(dict(m.raw)) for m in history]
 
 
 def detect(value: Any) -> int:

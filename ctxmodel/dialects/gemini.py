@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ctxmodel.codec import copy_json
 from ctxmodel.contract_data import CONVERSION_PREFIX, INTERRUPTED_TEXT
-from ctxmodel.dialects import Counted
-from ctxmodel.errors import HistoryError
+from ctxmodel.dialects import Counted, json_objects
 from ctxmodel.json_types import JsonMessage, JsonMessageView
 from ctxmodel.oracle import Rule, Violation
 
@@ -169,29 +169,14 @@ def _id(fn: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
 def load(value: Any) -> GeminiHistory:
     """The contents of a JSON array, copied. Refuses only what is not a list of objects."""
-    if not isinstance(value, list):
-        raise HistoryError("contents", f"expected an array of contents, got {type(value).__name__}")
-    out: list[Content] = []
-    for n, content in enumerate(value):
-        if not isinstance(content, dict):
-            raise HistoryError(f"contents.{n}", "expected a content object")
-        out.append(Content(_copy(content)))
-    return tuple(out)
+    return tuple(Content(c) for c in json_objects(value, "contents", "contents", "a content object"))
 
 
 def dump(history: Iterable[Content]) -> list[JsonMessage]:
     """The JSON array again: every key, its order and its value as loaded (copies)."""
-    return [_copy(dict(c.raw)) for c in history]
+    return [copy_json(dict(c.raw)) for c in history]
 
 
 def detect(value: Any) -> int:

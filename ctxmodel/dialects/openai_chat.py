@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ctxmodel.codec import copy_json
 from ctxmodel.contract_data import CONVERSION_PREFIX, INTERRUPTED_TEXT
 from ctxmodel.dialects import Counted
 from ctxmodel.errors import HistoryError
@@ -161,14 +162,6 @@ class ChatMessage:
 ChatHistory = tuple[ChatMessage, ...]
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
 def load(value: Any) -> ChatHistory:
     """The messages of a JSON array, copied. Refuses only what is not a list of role-bearing objects."""
     if not isinstance(value, list):
@@ -179,13 +172,13 @@ def load(value: Any) -> ChatHistory:
             raise HistoryError(f"messages.{n}", "expected a message object")
         if not isinstance(message.get("role"), str):
             raise HistoryError(f"messages.{n}.role", "expected a string")
-        out.append(ChatMessage(_copy(message)))
+        out.append(ChatMessage(copy_json(message)))
     return tuple(out)
 
 
 def dump(history: Iterable[ChatMessage]) -> list[JsonMessage]:
     """The JSON array again: every key, its order and its value as loaded (copies)."""
-    return [_copy(dict(m.raw)) for m in history]
+    return [copy_json(dict(m.raw)) for m in history]
 
 
 def detect(value: Any) -> int:

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ctxmodel.codec import copy_json
 from ctxmodel.contract_data import CONVERSION_PREFIX, INTERRUPTED_TEXT
-from ctxmodel.dialects import Counted
-from ctxmodel.errors import HistoryError
+from ctxmodel.dialects import Counted, json_objects
 from ctxmodel.json_types import JsonMessage, JsonMessageView
 from ctxmodel.oracle import Rule, Violation
 
@@ -149,29 +149,14 @@ def follows_reasoning(item: Item | None) -> bool:
     return not (item.type == "message" and item.role != "assistant")
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
 def load(value: Any) -> ResponsesHistory:
     """The items of a JSON array, copied. Refuses only what is not a list of objects."""
-    if not isinstance(value, list):
-        raise HistoryError("input", f"expected an array of input items, got {type(value).__name__}")
-    out: list[Item] = []
-    for n, item in enumerate(value):
-        if not isinstance(item, dict):
-            raise HistoryError(f"input.{n}", "expected an item object")
-        out.append(Item(_copy(item)))
-    return tuple(out)
+    return tuple(Item(i) for i in json_objects(value, "input", "input items", "an item object"))
 
 
 def dump(history: Iterable[Item]) -> list[JsonMessage]:
     """The JSON array again: every key, its order and its value as loaded (copies)."""
-    return [_copy(dict(i.raw)) for i in history]
+    return [copy_json(dict(i.raw)) for i in history]
 
 
 def detect(value: Any) -> int:
