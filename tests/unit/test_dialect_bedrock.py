@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ctxmodel.contract_data import CONVERSION_PREFIX, INTERRUPTED_TEXT
 from ctxmodel.dialects import detect
@@ -18,7 +16,6 @@ from ctxmodel.dialects.bedrock_converse import (
     ALTERNATE_TEXT,
     FIRST_USER_TEXT,
     count,
-    dump,
     exceeds_text,
     expected_text,
     load,
@@ -52,19 +49,6 @@ def _results(*ids: str, status: str = "success") -> dict[str, Any]:
 
 def _rules(messages: list[Any]) -> list[str]:
     return [v.rule for v in validate(load(messages))]
-
-
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-    max_leaves=8,
-)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.dictionaries(st.text(max_size=6), _json, max_size=4), max_size=4))
-def test_dump_of_load_is_the_input(value: list[dict[str, Any]]) -> None:
-    assert dump(load(value)) == value
 
 
 def test_converse_is_detected_and_anthropic_and_gemini_are_not_taken_for_it() -> None:

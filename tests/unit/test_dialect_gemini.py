@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ctxmodel.contract_data import CONVERSION_PREFIX, INTERRUPTED_TEXT
 from ctxmodel.dialects import detect, get
@@ -20,7 +18,6 @@ from ctxmodel.dialects.gemini import (
     RESPONSE_TURN_TEXT,
     SKIP_SIGNATURE,
     count,
-    dump,
     load,
     render,
     repair,
@@ -71,19 +68,6 @@ def _rules(contents: list[Any]) -> list[str]:
 
 
 # -- codec and detection ----------------------------------------------------------------------------
-
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-    max_leaves=8,
-)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.dictionaries(st.text(max_size=6), _json, max_size=4), max_size=4))
-def test_dump_of_load_is_the_input(value: list[dict[str, Any]]) -> None:
-    assert dump(load(value)) == value
-
 
 def test_load_refuses_what_is_not_an_array_of_objects_naming_the_place() -> None:
     with pytest.raises(HistoryError, match="contents"):
