@@ -681,10 +681,11 @@ def _cell_request(
     # Nothing to hide over-none; over-degrade-only sometimes neither (the single-giant shape, domain §3.7).
     keep_mid = not (regime == "over-none" or (regime == "over-degrade-only" and draw(chance(20))))
     head, mid = _layout(draw, visible, body, used, keep_mid, main)
+    # The hidden oversized result's length, read before its id may be reused (only the old pair reads it).
     hidden_top = max((len(t) for m in head if isinstance(m.get("content"), list) for b in m["content"]
                       if isinstance(b, dict) and b.get("type") == "tool_result"
                       and str(b.get("tool_use_id", "")).startswith("toolu_hidden")
-                      for _, t in _result_texts(b)), default=None)
+                      for _, t in _result_texts(b)), default=None) if regime == "over-degrade-only" else None
     extra: list[Msg] = []
     if regime in ("over-hide", "over-degrade-only", "over-stuck") and degradable in ("string", "image") \
             and draw(chance(60)):
