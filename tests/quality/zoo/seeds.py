@@ -2,7 +2,7 @@
 
 A variant whose failing regime is a few percent of its property's draws is caught by a 60-example
 run at most seeds and missed at some; one seed's table cannot tell that from a regime drawn by
-construction. This runs each variant of ``RARE`` against the property that guards it at seeds
+construction. This runs each variant of ``RARE`` against the properties that guard it at seeds
 ``0..N-1`` (the ``ci`` profile, the example database off, shrinking left out: only whether and at
 which example it is met) and prints one row per variant: seeds caught, the misses, the latest
 first failure. Exit status 1 when any seed misses.
@@ -21,35 +21,36 @@ from multiprocessing import get_context
 
 from tests.quality.zoo.run import run_variant
 
-#: (variant, the property that guards it): the variants a single draw of their property exposes
+#: (variant, the properties that guard it): the variants a single draw of their property exposes
 #: least often (``exposure``: under a fifth of the inputs, measured on 200-300 draws at two seeds),
 #: and the zero-progress family, whose regime (a recovery with work to do) is the one a looping
-#: hold-out target was missed in at four of five seeds.
-RARE: tuple[tuple[str, str], ...] = (
-    ("bug_cut_dangling_positions", "recover.no-new-pairing-violations"),
-    ("bug_notice_guard_prefix", "recover.degraded-shrink"),
-    ("bug_notice_grows_block", "recover.degraded-shrink"),
-    ("bug_notice_room_digits", "recover.degraded-shrink"),
-    ("bug_notice_eligible_floor", "recover.degraded-shrink"),
-    ("bug_shrink_parents_in_view", "recover.degrade-only-text"),
-    ("bug_shrink_legacy_summary", "recover.degrade-only-text"),
-    ("bug_shrink_ignores_condense", "recover.degrade-only-text"),
-    ("bug_converges_halfway", "recover.fits-or-converges"),
-    ("bug_converges_one_cut", "recover.fits-or-converges"),
-    ("bug_zero_progress_success", "recover.progress-or-error"),
-    ("bug_allowed_nonpositive_noop", "recover.allowed-nonpositive-errors"),
+#: hold-out target was missed in at four of five seeds. A variant that breaks two claims at once
+#: names both; a run catches it when either is met, as a gate running the whole suite would.
+RARE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("bug_cut_dangling_positions", ("recover.no-new-pairing-violations",)),
+    ("bug_notice_guard_prefix", ("recover.degraded-shrink",)),
+    ("bug_notice_grows_block", ("recover.degraded-shrink",)),
+    ("bug_notice_room_digits", ("recover.degraded-shrink",)),
+    ("bug_notice_eligible_floor", ("recover.degraded-shrink",)),
+    ("bug_shrink_parents_in_view", ("recover.degrade-only-text",)),
+    ("bug_shrink_legacy_summary", ("recover.degrade-only-text",)),
+    ("bug_shrink_ignores_condense", ("recover.degrade-only-text", "recover.reported-tokens")),
+    ("bug_converges_halfway", ("recover.fits-or-converges",)),
+    ("bug_converges_one_cut", ("recover.fits-or-converges",)),
+    ("bug_zero_progress_success", ("recover.progress-or-error",)),
+    ("bug_allowed_nonpositive_noop", ("recover.allowed-nonpositive-errors",)),
 )
 
 
-def caught_at(job: tuple[str, str, int]) -> tuple[str, int, int | None]:
+def caught_at(job: tuple[str, tuple[str, ...], int]) -> tuple[str, int, int | None]:
     """(variant, seed, the example it was first met at, or None when the run missed it)."""
-    variant, prop, seed = job
-    row = run_variant(variant, property_ids=[prop], first_only=True, seed=seed, shrink=False)
+    variant, props, seed = job
+    row = run_variant(variant, property_ids=list(props), first_only=True, seed=seed, shrink=False)
     return variant, seed, row.examples if row.detected else None
 
 
 def scan(
-    pairs: tuple[tuple[str, str], ...], seeds: int, jobs: int, first: int = 0
+    pairs: tuple[tuple[str, tuple[str, ...]], ...], seeds: int, jobs: int, first: int = 0
 ) -> dict[str, dict[int, int | None]]:
     """Every (variant, seed) run, seeds ``first`` to ``first + seeds - 1``, in ``jobs`` processes: the
     first failing example by seed."""
@@ -78,13 +79,14 @@ def main(argv: list[str] | None = None) -> int:
     pairs = tuple(p for p in RARE if not args.only or p[0] in args.only)
     found = scan(pairs, args.seeds, args.jobs, args.first)
     missed = 0
-    print(f"{'variant':32} {'property':38} caught  latest  missed at")
-    for variant, prop in pairs:
+    print(f"{'variant':32} {'properties':49} caught  latest  missed at")
+    for variant, props in pairs:
+        prop = "+".join(props)
         by_seed = found[variant]
         misses = missed_seeds(by_seed)
         latest = max((e for e in by_seed.values() if e is not None), default=None)
         missed += len(misses)
-        print(f"{variant:32} {prop:38} {len(by_seed) - len(misses):>2}/{len(by_seed):<3} "
+        print(f"{variant:32} {prop:49} {len(by_seed) - len(misses):>2}/{len(by_seed):<3} "
               f"{'-' if latest is None else latest:>6}  {', '.join(map(str, misses)) or '-'}")
     return 1 if missed else 0
 
