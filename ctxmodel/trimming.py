@@ -1,7 +1,7 @@
 """The reference trimmer (contract §10): the oldest whole turns dropped until the messages fit.
 
 A request-time trimmer decides what of a history is sent. The reference makes the plainest choice
-that holds every clause of §10 in both dialects: it returns the input when it fits; otherwise it
+that holds every clause of §10 in every dialect: it returns the input when it fits; otherwise it
 drops whole turns, oldest first (a turn runs from a user prompt to the next one, so a call and all
 its results are always dropped together), then the oldest steps of the last turn after its prompt
 (an assistant message with the messages answering its calls, or one other message), and stops as
@@ -11,7 +11,9 @@ returning what does not fit. It cuts no message, moves none and creates none.
 
 It works on the JSON messages of each dialect and counts them with the counter of the target's
 declaration (Anthropic: ``ctxmodel.tokens``, system prompt included; Chat Completions:
-``ctxmodel.tokens.chat``; Responses: ``ctxmodel.tokens.responses``). In Responses a step is a
+``ctxmodel.tokens.chat``; Responses: ``ctxmodel.tokens.responses``; Bedrock Converse:
+``ctxmodel.tokens.converse``, system prompt included). Converse turns are Anthropic's: a user
+message of ``toolResult`` blocks continues its call's turn. In Responses a step is a
 *unit*: a run of parallel ``function_call`` items with every output answering them (outputs may come
 anywhere later), with the ``reasoning`` item before it; or a reasoning item with the item after it;
 or one other item. A unit is dropped whole, in whichever turn it starts, so no call loses its output,
@@ -37,6 +39,8 @@ Msg = Mapping[str, Any]
 SYSTEM_ROLES = frozenset({"system", "developer"})
 CHAT = "openai-chat"
 RESPONSES = "openai-responses"
+#: Bedrock Converse: Anthropic's roles and turns, blocks keyed by kind (``toolUse``, ``toolResult``).
+CONVERSE = "bedrock-converse"
 
 
 @attrs.frozen
@@ -70,13 +74,22 @@ def is_prompt(message: Msg, dialect: str) -> bool:
     if dialect == CHAT:
         return True
     content = message.get("content")
-    return not (isinstance(content, list) and any(
-        isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content))
+    return not (isinstance(content, list) and any(_is_block(b, "tool_result", dialect) for b in content))
+
+
+def _is_block(block: Any, kind: str, dialect: str) -> bool:
+    """A block of Anthropic ``kind`` (``tool_use``, ``tool_result``): in Converse the block whose key
+    is that kind's (``toolUse``, ``toolResult``)."""
+    if not isinstance(block, Mapping):
+        return False
+    if dialect == CONVERSE:
+        return isinstance(block.get({"tool_use": "toolUse", "tool_result": "toolResult"}[kind]), Mapping)
+    return block.get("type") == kind
 
 
 def _answers(messages: Sequence[Msg], k: int, dialect: str) -> list[int]:
     """The messages after ``k`` that answer its calls: the run of ``tool`` messages (Chat
-    Completions), or the next user message when it holds results (Anthropic)."""
+    Completions), or the next user message when it holds results (Anthropic, Converse)."""
     message = messages[k]
     if message.get("role") != "assistant":
         return []
@@ -90,7 +103,7 @@ def _answers(messages: Sequence[Msg], k: int, dialect: str) -> list[int]:
             out.append(j)
         return out
     content = message.get("content")
-    if not (isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "tool_use" for b in content)):
+    if not (isinstance(content, list) and any(_is_block(b, "tool_use", dialect) for b in content)):
         return []
     if k + 1 < len(messages) and messages[k + 1].get("role") == "user" and not is_prompt(messages[k + 1], dialect):
         return [k + 1]
@@ -173,14 +186,14 @@ def floor_indices(messages: Sequence[Msg], dialect: str, policies: Mapping[str, 
 
 
 def _checked(messages: Any, dialect: str) -> list[dict[str, Any]]:
-    if dialect not in (CHAT, RESPONSES):
+    if dialect not in (CHAT, RESPONSES, CONVERSE):
         return codec.dump(codec.load(messages))
     if not isinstance(messages, list):
         raise HistoryError("messages", f"expected an array of messages, got {type(messages).__name__}")
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             raise HistoryError(f"messages.{i}", "expected a message object")
-        if dialect == CHAT and not isinstance(message.get("role"), str):
+        if dialect in (CHAT, CONVERSE) and not isinstance(message.get("role"), str):
             raise HistoryError(f"messages.{i}", "expected a message object with a string role")
     copied: list[dict[str, Any]] = codec.copy_json(messages)
     return copied
@@ -230,6 +243,8 @@ def trim(
             continue
         kept -= set(drop)
         out = [history[i] for i in sorted(kept)]
+        if dialect == CONVERSE and out[0].get("role") != "user" and history[0].get("role") == "user":
+            continue  # Bedrock refuses a request that does not open with the user (domain §5.10)
         if count(out) <= max_tokens:
             return Trimmed(out)
     floor_tokens = count([history[i] for i in sorted(floor)])

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ctxmodel.properties.converse_yardsticks import CONVERSE, block_kind, converse_pairing_violations, holds_results
 from ctxmodel.properties.json_reading import canon, pairing_violations
 from ctxmodel.properties.responses_yardsticks import RESPONSES, is_message_item, responses_pairing_violations
 
@@ -91,6 +92,8 @@ def violations(messages: Sequence[Msg], dialect: str) -> Counter[tuple[str, str]
     """The pairing violations of contract §10.1 in ``dialect`` read off one request."""
     if dialect == RESPONSES:
         return responses_pairing_violations(messages)
+    if dialect == CONVERSE:
+        return converse_pairing_violations(messages)
     return chat_pairing_violations(messages) if dialect == CHAT else pairing_violations(messages)
 
 
@@ -103,13 +106,15 @@ def is_system(message: Msg, dialect: str) -> bool:
 
 
 def _holds_results(message: Msg) -> bool:
+    if holds_results(message):
+        return True  # a Converse message of ``toolResult`` blocks
     content = message.get("content")
     return isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "tool_result"
                                              for b in content)
 
 
 def last_user_index(messages: Sequence[Msg], dialect: str) -> int | None:
-    """The last user message (contract §10 terms): in Anthropic, the last one without results."""
+    """The last user message (contract §10 terms): in Anthropic and Converse, the last one without results."""
     for i in range(len(messages) - 1, -1, -1):
         message = messages[i]
         if dialect == RESPONSES and not is_message_item(message):
@@ -132,13 +137,18 @@ def floor(messages: Sequence[Msg], dialect: str, policies: Mapping[str, str]) ->
     return sorted(out)
 
 
+def _is_text_part(part: Mapping[str, Any]) -> bool:
+    """A text part or block: typed (Chat, Responses, Anthropic), or a Converse ``{"text": ..}``."""
+    return part.get("type") in _TEXT_PARTS or ("type" not in part and block_kind(part) == "text")
+
+
 def _cut(part: Any, original: Any) -> bool:
     """``part`` is ``original`` or, for text parts, the same part with a non-empty substring of its text."""
     if canon(part) == canon(original):
         return True
     if not (isinstance(part, Mapping) and isinstance(original, Mapping)):
         return False
-    if part.get("type") not in _TEXT_PARTS or original.get("type") != part.get("type"):
+    if not (_is_text_part(part) and _is_text_part(original)) or original.get("type") != part.get("type"):
         return False
     text, whole = part.get("text"), original.get("text")
     rest = {k: v for k, v in part.items() if k != "text"}
@@ -177,13 +187,13 @@ def _subsequence(short: Sequence[Any], long: Sequence[Any]) -> bool:
 
 
 def _is_tool_use(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") == "tool_use"
+    return isinstance(block, dict) and (block.get("type") == "tool_use" or block_kind(block) == "toolUse")
 
 
 def is_pruned_of(message: Msg, original: Msg) -> bool:
     """``original`` less some of its tool calls (contract §10, ``trimToolCalls=pairs``): in
     ``openai-chat`` its ``tool_calls`` a subsequence of the original's (the key gone, or empty, when
-    none is left), every other key unchanged; in Anthropic its content the original's list less some
+    none is left), every other key unchanged; in Anthropic (and Converse) its content the original's list less some
     ``tool_use`` blocks. Where the dropped calls' results went is §10.1's to judge."""
     if message.get("role") != "assistant" or original.get("role") != "assistant":
         return False
@@ -212,7 +222,9 @@ REASONING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 
 def _is_reasoning_block(block: Any) -> bool:
-    return isinstance(block, Mapping) and block.get("type") in REASONING_BLOCKS
+    """An Anthropic ``thinking`` or ``redacted_thinking`` block, or a Converse ``reasoningContent``."""
+    return isinstance(block, Mapping) and (block.get("type") in REASONING_BLOCKS
+                                           or ("type" not in block and block_kind(block) == "reasoningContent"))
 
 
 def reasoning_of(message: Msg, dialect: str) -> list[Any]:
@@ -228,8 +240,9 @@ def reasoning_of(message: Msg, dialect: str) -> list[Any]:
 
 def less_reasoning(message: Msg, dialect: str) -> dict[str, Any]:
     """``message`` with its reasoning set aside (contract §10.8): in ``openai-chat`` without the
-    ``reasoning_content`` key, in Anthropic its content less its reasoning blocks (which may leave it
-    empty: whether that is allowed is the caller's to judge)."""
+    ``reasoning_content`` key, in Anthropic its content less its reasoning blocks (in Converse its
+    ``reasoningContent`` blocks), which may leave it empty: whether that is allowed is the caller's
+    to judge."""
     if dialect == CHAT:
         return {k: v for k, v in message.items() if k != REASONING_KEY}
     content = message.get("content")
@@ -263,8 +276,8 @@ def is_placeholder(message: Msg) -> bool:
     if isinstance(content, str):
         return bool(content)
     return (isinstance(content, list) and bool(content)
-            and all(isinstance(b, Mapping) and b.get("type") == "text" and set(b) <= {"type", "text"}
-                    for b in content))
+            and all(isinstance(b, Mapping) and ((b.get("type") == "text" and set(b) <= {"type", "text"})
+                                                or set(b) == {"text"}) for b in content))
 
 
 def masked_placeholders(output: Sequence[Msg], history: Sequence[Msg]) -> list[Any]:

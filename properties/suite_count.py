@@ -89,11 +89,14 @@ def _pathological(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]
 
     def build(kind: str, where: str) -> dict[str, Any]:
         text = pathological_text(kind)
-        if where == "system" and dialect != "anthropic":  # the instructions are a message there
-            return {"messages": [{"role": "system", "content": text}, {"role": "user", "content": "hi"}]}
+        converse = dialect == "bedrock-converse"
+        hi: Any = [{"text": "hi"}] if converse else "hi"
+        if where == "system" and dialect not in ("anthropic", "bedrock-converse"):  # instructions are a message
+            return {"messages": [{"role": "system", "content": text}, {"role": "user", "content": hi}]}
         if where == "system":
-            return {"messages": [{"role": "user", "content": "hi"}], "systemPrompt": text}
-        return {"messages": [{"role": "user", "content": [{"type": part, "text": text}]}]}
+            return {"messages": [{"role": "user", "content": hi}], "systemPrompt": text}
+        block = {"text": text} if converse else {"type": part, "text": text}
+        return {"messages": [{"role": "user", "content": [block]}]}
 
     return st.builds(build, st.sampled_from(PATHOLOGICAL_KINDS), st.sampled_from(("message", "system")))
 
@@ -121,6 +124,11 @@ def _histories_and_texts(policies: Mapping[str, str]) -> SearchStrategy[dict[str
         from ctxmodel.strategies.responses import responses_histories
 
         return st.builds(lambda messages: {"messages": messages}, responses_histories())
+    if policies.get("dialect") == "bedrock-converse":
+        from ctxmodel.strategies.converse import converse_histories
+
+        return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system},
+                         converse_histories(), texts())
     return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
 
 
@@ -217,7 +225,7 @@ def _tokens_of(probe: Probe, messages: list[dict[str, Any]]) -> int | None:
     "count.monotone",
     op="count",
     clause="contract §10.7",
-    summary="Adding a message to a history never lowers its count (either dialect).",
+    summary="Adding a message to a history never lowers its count (every dialect).",
     params=_added,
     policies=("dialect",),
     call=_count_of_history,
@@ -267,12 +275,15 @@ _A_CALL: dict[str, list[dict[str, Any]]] = {
     "anthropic": [
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}],
+    "bedrock-converse": [
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_1", "name": "read_file", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "ok"}]}}]}],
 }
 
 
 def _calls(messages: list[dict[str, Any]], dialect: str) -> list[tuple[int, int]]:
-    """(message, call) positions of every tool call: ``tool_calls`` entries, ``tool_use`` blocks, or
-    ``function_call`` items (the item itself: call -1)."""
+    """(message, call) positions of every tool call: ``tool_calls`` entries, ``tool_use`` blocks
+    (Converse ``toolUse`` ones), or ``function_call`` items (the item itself: call -1)."""
     if dialect == "openai-responses":
         return [(i, -1) for i, m in enumerate(messages) if m.get("type") == "function_call"]
     chat = dialect == "openai-chat"
@@ -283,7 +294,8 @@ def _calls(messages: list[dict[str, Any]], dialect: str) -> list[tuple[int, int]
         items = message.get("tool_calls") if chat else message.get("content")
         for k, item in enumerate(items if isinstance(items, list) else []):
             if isinstance(item, dict) and ((chat and isinstance(item.get("function"), dict))
-                                           or (not chat and item.get("type") == "tool_use")):
+                                           or (not chat and item.get("type") == "tool_use")
+                                           or (not chat and isinstance(item.get("toolUse"), dict))):
                 out.append((i, k))
     return out
 
@@ -295,9 +307,11 @@ def _longer(messages: list[dict[str, Any]], where: tuple[int, int], dialect: str
 
     out = copy.deepcopy(messages)
     i, k = where
-    chat = dialect != "anthropic"  # arguments are a JSON string in both OpenAI dialects
+    chat = dialect in ("openai-chat", "openai-responses")  # arguments are a JSON string in both OpenAI dialects
     if dialect == "openai-responses":
         call = out[i]
+    elif dialect == "bedrock-converse":
+        call = out[i]["content"][k]["toolUse"]
     else:
         call = out[i]["tool_calls"][k]["function"] if chat else out[i]["content"][k]
     if part == "name":
@@ -321,12 +335,13 @@ def _longer(messages: list[dict[str, Any]], where: tuple[int, int], dialect: str
     op="count",
     clause="contract §10.7",
     summary="A tool call's name and its arguments are counted: 64 more characters of arguments, or a longer name, "
-    "count more (either dialect).",
+    "count more (every dialect).",
     params=_with_call,
     policies=("dialect",),
     witnesses=(
         Witness("python:tests.targets.broken_trim:CountsTextOnly", "arguments-ignored"),
         Witness("python:tests.targets.broken_trim:CountsArgumentsNotNames", "name-ignored"),
+        Witness("python:tests.targets.converse_trimmers:CountsTextBlocksOnly", "arguments-ignored"),
     ),
 )
 def sees_tool_calls(probe: Probe, ex: Exchange) -> Iterator[Finding]:

@@ -34,6 +34,7 @@ from ctxmodel.properties.chat_yardsticks import (
     less_reasoning,
     reasoning_of,
 )
+from ctxmodel.properties.converse_yardsticks import CONVERSE, block_kind
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, reasoning_findings
 from ctxmodel.properties.suite_trim import answer
@@ -44,6 +45,7 @@ Msg = dict[str, Any]
 #: Responses items.
 _B = "python:tests.targets.broken_reasoning"
 _R = "python:tests.targets.responses_trimmers"
+_C = "python:tests.targets.converse_trimmers"
 
 
 def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -98,13 +100,16 @@ def _went_with_its_calls(message: Msg, original: Msg, dialect: str) -> bool:
                 and message.get("content") in (None, "", []))
     before = original.get("content")
     after = message.get("content")
-    uses = [b for b in before if isinstance(b, Mapping) and b.get("type") == "tool_use"] if isinstance(before, list) \
-        else []
-    return bool(uses) and isinstance(after, list) and not any(
-        isinstance(b, Mapping) and b.get("type") == "tool_use" for b in after)
+    def use(b: Any) -> bool:
+        return isinstance(b, Mapping) and (b.get("type") == "tool_use" or block_kind(b) == "toolUse")
+
+    uses = [b for b in before if use(b)] if isinstance(before, list) else []
+    return bool(uses) and isinstance(after, list) and not any(use(b) for b in after)
 
 
 def _what(dialect: str) -> str:
+    if dialect == CONVERSE:
+        return "its reasoningContent blocks"
     return "its reasoning_content" if dialect == CHAT else "its thinking and redacted_thinking blocks"
 
 
@@ -113,12 +118,13 @@ def _what(dialect: str) -> str:
     op="trim",
     clause="contract §10.8",
     summary="A returned message carries its input message's reasoning unchanged (Anthropic thinking and "
-            "redacted_thinking blocks, a Chat reasoning_content), or none of it only under trimReasoning=strip; "
+            "redacted_thinking blocks, a Chat reasoning_content, Converse reasoningContent blocks), or none of it "
+            "only under trimReasoning=strip; "
             "under reasoningRequired=current-turn every assistant message after the last user message keeps its "
             "reasoning; a Responses reasoning item returned unchanged, right before the item it came before.",
     params=_requests,
     policies=("dialect", "trimReasoning", "reasoningRequired", "trimPartial", "trimToolCalls"),
-    dialects=("anthropic", CHAT, RESPONSES),
+    dialects=("anthropic", CHAT, RESPONSES, CONVERSE),
     witnesses=(
         Witness(f"{_B}:DropsSignatures", "reasoning-edited"),
         Witness(f"{_B}:CutsLongReasoningChat", "reasoning-edited"),
@@ -130,6 +136,8 @@ def _what(dialect: str) -> str:
         Witness(f"{_R}:EditsEncryptedContent", "reasoning-edited"),
         Witness(f"{_R}:StripsReasoningUnderKeep", "reasoning-stripped"),
         Witness(f"{_R}:StripsTheCurrentTurn", "current-reasoning-stripped"),
+        Witness(f"{_C}:DropsReasoningContent", "reasoning-stripped"),
+        Witness(f"{_C}:LosesSignatures", "reasoning-edited"),
     ),
 )
 def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:

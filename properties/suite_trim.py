@@ -34,6 +34,7 @@ from ctxmodel.properties.chat_yardsticks import (
     match_in_order,
     violations,
 )
+from ctxmodel.properties.converse_yardsticks import CONVERSE
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, separations
 
@@ -49,6 +50,7 @@ def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 #: The broken trimmers (``tests/targets/broken_trim.py``), one bug each; those of Responses items.
 _B = "python:tests.targets.broken_trim"
 _R = "python:tests.targets.responses_trimmers"
+_C = "python:tests.targets.converse_trimmers"
 
 def _rebudget(count: TargetCount | None, policies: Mapping[str, str], tokenizer: str) -> Rebudget:
     """A drawn budget point (a place such as "all but the first turn", which moves with every message
@@ -118,7 +120,8 @@ def _returned(ex: Exchange) -> list[Msg] | None:
     "and a non-empty input is never answered with no messages.",
     witnesses=(Witness(f"{_B}:CutsBetweenCallAndResult", "pairing-broken"), Witness(f"{_B}:Empties", "emptied"),
                Witness(f"{_R}:CountsItemsOneByOne", "pairing-broken"),
-               Witness(f"{_R}:DropsReasoningBeforeAnIdItem", "pairing-broken")),
+               Witness(f"{_R}:DropsReasoningBeforeAnIdItem", "pairing-broken"),
+               Witness(f"{_C}:OpensAnywhere", "pairing-broken")),
 )
 def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     out = _returned(ex)
@@ -190,7 +193,7 @@ def _messages(n: int) -> str:
 
 def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int | None:
     request: dict[str, Any] = {"messages": messages}
-    if _dialect(probe) == "anthropic" and isinstance(params.get("systemPrompt"), str):
+    if _dialect(probe) in ("anthropic", CONVERSE) and isinstance(params.get("systemPrompt"), str):
         request["systemPrompt"] = params["systemPrompt"]
     tokens = probe.call("count", request).get("tokens")
     return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None

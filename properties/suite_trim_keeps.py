@@ -31,6 +31,7 @@ from ctxmodel.properties.chat_yardsticks import (
     reasoning_of,
     violations,
 )
+from ctxmodel.properties.converse_yardsticks import CONVERSE, holds_results
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, is_message_item, separations
 from ctxmodel.properties.suite_trim import answer
@@ -50,6 +51,8 @@ def _is_prompt(message: Msg, dialect: str) -> bool:
     if message.get("role") != "user" or (dialect == RESPONSES and not is_message_item(message)):
         return False
     content = message.get("content")
+    if dialect == CONVERSE:
+        return not holds_results(message)
     return dialect in (CHAT, RESPONSES) or not (
         isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content))
 
@@ -67,7 +70,7 @@ def kept_end(history: Sequence[Msg], dialect: str, keep: str) -> list[int]:
 
 def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int | None:
     request: dict[str, Any] = {"messages": messages}
-    if _dialect(probe) == "anthropic" and isinstance(params.get("systemPrompt"), str):
+    if _dialect(probe) in ("anthropic", CONVERSE) and isinstance(params.get("systemPrompt"), str):
         request["systemPrompt"] = params["systemPrompt"]
     tokens = probe.call("count", request).get("tokens")
     return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None

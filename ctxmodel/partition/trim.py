@@ -10,7 +10,7 @@ the other every binding the history holds (``SHAPE``; ``plain`` when it holds no
 reaches the cell of each of its shapes at its one point: a property that never met reasoning bound
 to a call at the floor budget says so.
 
-The shapes are read from the wire JSON of each dialect (domain §5.1, §5.6, §5.7, §5.8), not with a
+The shapes are read from the wire JSON of each dialect (domain §5.1, §5.6, §5.7, §5.8, §5.10), not with a
 dialect's codec: a classifier must read a hand-written or a broken history without raising.
 """
 
@@ -77,6 +77,8 @@ def history_shapes(messages: Sequence[Item], dialect: str | None = None) -> set[
         steps = _responses_steps(messages)
     elif dialect == "openai-chat":
         steps = _chat_steps(messages)
+    elif dialect == "bedrock-converse":
+        steps = _converse_steps(messages)
     else:
         steps = _anthropic_steps(messages)
     return _shapes(steps) or {"plain"}
@@ -113,10 +115,17 @@ def _shapes(events: Sequence[_Step]) -> set[str]:
 _CHAT_KEYS = ("tool_calls", "reasoning_content", "reasoning", "tool_call_id")
 
 
+_CONVERSE_KEYS = ("toolUse", "toolResult", "reasoningContent")
+
+
 def _guess(messages: Sequence[Item]) -> str:
     """The dialect the items read as: a top-level ``type`` is Responses, a Chat-only key or role is
-    Chat; what is left reads the same in Anthropic's reader (no call, no reasoning to find)."""
+    Chat, a Converse-only block key is Converse; what is left reads the same in Anthropic's reader
+    (no call, no reasoning to find)."""
     items = [m for m in messages if isinstance(m, Mapping)]
+    blocks = [b for m in items if isinstance(m.get("content"), list) for b in m["content"]]
+    if any(isinstance(b, Mapping) and any(k in b for k in _CONVERSE_KEYS) for b in blocks):
+        return "bedrock-converse"
     if any("type" in m for m in items):
         return "openai-responses"
     if any(k in m for m in items for k in _CHAT_KEYS) or any(m.get("role") in ("tool", "system") for m in items):
@@ -135,6 +144,23 @@ def _anthropic_steps(messages: Sequence[Item]) -> list[_Step]:
             out.append(("step", ids, thinks))
         else:
             results = [str(b.get("tool_use_id")) for b in blocks if b.get("type") == "tool_result"]
+            if results:
+                out.append(("result", results, False))
+    return out
+
+
+def _converse_steps(messages: Sequence[Item]) -> list[_Step]:
+    """Anthropic's steps, blocks read by their key (domain §5.10)."""
+    out: list[_Step] = []
+    for m in messages:
+        content = m.get("content") if isinstance(m, Mapping) else None
+        blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+        if m.get("role") == "assistant":
+            ids = [str(b["toolUse"].get("toolUseId")) for b in blocks if isinstance(b.get("toolUse"), Mapping)]
+            out.append(("step", ids, any("reasoningContent" in b for b in blocks)))
+        else:
+            results = [str(b["toolResult"].get("toolUseId")) for b in blocks
+                       if isinstance(b.get("toolResult"), Mapping)]
             if results:
                 out.append(("result", results, False))
     return out

@@ -220,6 +220,40 @@ def op_responses_count(params: dict[str, Any], counter: str = "zoo") -> dict[str
     return {"tokens": count_responses(get_counter(counter), items)}
 
 
+def _converse_system(params: dict[str, Any]) -> str:
+    system = params.get("systemPrompt", "")
+    if not isinstance(system, str):
+        raise TargetFailure("error-reply", "params.systemPrompt: expected a string")
+    return system
+
+
+def op_converse_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10, Bedrock Converse dialect: the system prompt is apart, counted with the messages."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.converse import count_converse
+    from ctxmodel.trimming import trim
+
+    counting = get_counter(counter)
+    system = _converse_system(params)
+    if "messages" not in params:
+        raise TargetFailure("error-reply", "params.messages: expected an array of messages, got nothing")
+    result = trim(params["messages"], dialect="bedrock-converse", max_tokens=_budget(params),
+                  count=lambda messages: count_converse(counting, messages, system),
+                  policies=params.get("policies") or {})
+    return result.to_json()
+
+
+def op_converse_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10 "Reference choices": Converse messages (and system prompt) by ``ctxmodel.tokens.converse``."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.converse import count_converse
+
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        raise TargetFailure("error-reply", "params.messages: expected an array of messages")
+    return {"tokens": count_converse(get_counter(counter), messages, _converse_system(params))}
+
+
 _OPS: dict[str, Op] = {
     "describe": describe,
     "normalize": op_normalize,
@@ -233,9 +267,10 @@ _OPS: dict[str, Op] = {
 
 _CHAT_OPS: dict[str, Op] = {"trim": op_chat_trim, "count": op_chat_count}
 _RESPONSES_OPS: dict[str, Op] = {"trim": op_responses_trim, "count": op_responses_count}
+_CONVERSE_OPS: dict[str, Op] = {"trim": op_converse_trim, "count": op_converse_count}
 #: Each dialect's ops (contract §7: the ops other than trim and count read Anthropic messages).
 _DIALECT_OPS: dict[str, dict[str, Op]] = {"anthropic": _OPS, "openai-chat": _CHAT_OPS,
-                                          "openai-responses": _RESPONSES_OPS}
+                                          "openai-responses": _RESPONSES_OPS, "bedrock-converse": _CONVERSE_OPS}
 
 
 class ReferenceTarget:

@@ -1,4 +1,4 @@
-"""The ``trim`` op (contract §10): the reference in both dialects and the legitimate trimmers pass every
+"""The ``trim`` op (contract §10): the reference in every dialect and the legitimate trimmers pass every
 ``trim`` property and every §10.7 ``count`` property at ``--profile ci``; the dialect is declared at
 the handshake; the yardsticks read Chat Completions pairing as domain §5.5 states it. (The broken
 trimmers are each caught with their code by ``tests/test_witnesses.py``, which runs every declared
@@ -17,9 +17,11 @@ from ctxmodel.errors import UsageError
 from ctxmodel.policies import resolve
 from ctxmodel.profiles import get_profile
 from ctxmodel.properties.chat_yardsticks import chat_pairing_violations, is_partial_of, match_in_order
+from ctxmodel.properties.converse_yardsticks import converse_pairing_violations
 from ctxmodel.properties.registry import all_properties, select
 from ctxmodel.targets import TargetFailure, open_target, parse_spec
 from ctxmodel.targets.handshake import parse_description
+from tests.targets.converse_trimmers import LEGITIMATE as LEGITIMATE_CONVERSE
 from tests.targets.responses_trimmers import LEGITIMATE as LEGITIMATE_RESPONSES
 from tests.targets.trimmers import LEGITIMATE
 
@@ -54,7 +56,8 @@ def test_the_trim_properties_cover_every_clause_of_section_10() -> None:
                                                     "trim.idempotent", "purity.trim"}
 
 
-@pytest.mark.parametrize("spec", ["reference", "reference:openai-chat", "reference:openai-responses"])
+@pytest.mark.parametrize("spec", ["reference", "reference:openai-chat", "reference:openai-responses",
+                                  "reference:bedrock-converse"])
 def test_the_reference_passes_every_trim_property(spec: str, tmp_path: Path) -> None:
     statuses = _run(spec, tmp_path)
     assert statuses == {p.id: "passed" for p in TRIM_PROPERTIES}
@@ -78,6 +81,14 @@ def test_a_legitimate_trimmer_passes(name: str, tmp_path: Path) -> None:
 def test_a_legitimate_responses_trimmer_passes(name: str, tmp_path: Path) -> None:
     """A sliding window from safe starts, and one stripping old turns' reasoning where it may."""
     statuses = _run(f"python:tests.targets.responses_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
+                    max_examples=30)
+    assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
+
+
+@pytest.mark.parametrize("name", LEGITIMATE_CONVERSE[1:])
+def test_a_legitimate_converse_trimmer_passes(name: str, tmp_path: Path) -> None:
+    """A window that opens on a prompt, and one stripping old turns' reasoning where it may."""
+    statuses = _run(f"python:tests.targets.converse_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
                     max_examples=30)
     assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
 
@@ -150,3 +161,29 @@ def test_order_and_partials_are_read_as_section_10_states_them() -> None:
     assert not is_partial_of({"role": "user", "content": [{"type": "text", "text": "three"},
                                                           {"type": "text", "text": "one"}]}, parts)
     assert not is_partial_of({"role": "assistant", "content": "message 1"}, b)
+
+
+def _use(tool_id: str) -> dict[str, Any]:
+    return {"toolUse": {"toolUseId": tool_id, "name": "f", "input": {}}}
+
+
+def _result(tool_id: str) -> dict[str, Any]:
+    return {"toolResult": {"toolUseId": tool_id, "content": [{"text": "ok"}]}}
+
+
+def test_converse_pairing_is_read_as_domain_5_10_states_it() -> None:
+    user = {"role": "user", "content": [{"text": "go"}]}
+    calls = {"role": "assistant", "content": [{"text": "on it"}, _use("a"), _use("b")]}
+    results = {"role": "user", "content": [_result("b"), _result("a")]}
+    assert converse_pairing_violations([user, calls, results]) == {}
+    assert converse_pairing_violations([user, calls]) == {}  # pending at the end
+    assert converse_pairing_violations([user, calls, {"role": "user", "content": [_result("a")]}]) == {
+        ("missing-tool-result", "b"): 1}
+    assert converse_pairing_violations([results, calls]) == {("excess-tool-results", "b"): 1,
+                                                             ("excess-tool-results", "a"): 1}
+    assert converse_pairing_violations([calls, results]) == {("first-message-user", ""): 1}
+    split = [user, calls, {"role": "user", "content": [_result("a")]}, {"role": "user", "content": [_result("b")]}]
+    assert converse_pairing_violations(split) == {("missing-tool-result", "b"): 1, ("roles-alternate", ""): 1,
+                                                  ("excess-tool-results", "b"): 1}
+    twice = {"role": "user", "content": [_result("a"), _result("a"), _result("b")]}
+    assert converse_pairing_violations([user, calls, twice]) == {("duplicate-tool-result", "a"): 1}

@@ -63,6 +63,19 @@ def test_responses_shapes_bind_reasoning_to_the_item_after_it() -> None:
                            {"type": "function_call_output", "call_id": "c", "output": ""}]) == {"orphan"}
 
 
+def test_converse_shapes_read_blocks_by_their_key() -> None:
+    messages: list[Msg] = [
+        {"role": "user", "content": [{"text": "go"}]},
+        {"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "t", "signature": "s"}}},
+                                          {"toolUse": {"toolUseId": "a", "name": "f", "input": {}}},
+                                          {"toolUse": {"toolUseId": "b", "name": "f", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "a", "content": [{"text": "ok"}]}},
+                                     {"toolResult": {"toolUseId": "z", "content": [{"text": "late"}]}}]},
+    ]
+    assert history_shapes(messages) == {"reasoning-call", "parallel", "pair", "unanswered", "orphan"}
+    assert history_shapes(messages[:1]) == {"plain"}
+
+
 def test_a_request_reaches_each_shape_at_its_point() -> None:
     items = [{"role": "user", "content": "go"},
              {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}]
@@ -81,7 +94,7 @@ def test_a_request_reaches_each_shape_at_its_point() -> None:
     assert judged("trim.keeps-order", "trim") == CELLS["trim"]
 
 
-@pytest.mark.parametrize("dialect", ["anthropic", "openai-chat", "openai-responses"])
+@pytest.mark.parametrize("dialect", ["anthropic", "openai-chat", "openai-responses", "bedrock-converse"])
 def test_the_trim_histories_reach_reasoning_bound_to_calls_and_answers(dialect: str) -> None:
     """A draw of 200 histories (fewer than the trim properties of a ci check draw together) meets
     reasoning on both sides, pairs and parallel calls."""
