@@ -19,12 +19,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["CONVERSE", "block_kind", "call_ids", "converse_pairing_violations", "holds_results"]
+__all__ = ["CONVERSE", "ROLE_RULES", "block_kind", "call_ids", "converse_pairing_violations", "holds_results"]
 
 Msg = Mapping[str, Any]
 
 #: The Bedrock Converse dialect's name (contract §7 ``dialect``).
 CONVERSE = "bedrock-converse"
+
+#: The rules counted by rule alone: where the roles stand, not how calls pair (their own finding code).
+ROLE_RULES = frozenset({"first-message-user", "roles-alternate"})
 
 #: The block kinds a Converse message holds (domain §5.10), in the order a block is read by.
 _KINDS = ("text", "image", "document", "video", "toolUse", "toolResult", "reasoningContent", "cachePoint",

@@ -34,7 +34,7 @@ from ctxmodel.properties.chat_yardsticks import (
     match_in_order,
     violations,
 )
-from ctxmodel.properties.converse_yardsticks import CONVERSE
+from ctxmodel.properties.converse_yardsticks import CONVERSE, ROLE_RULES
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, separations
 
@@ -121,7 +121,8 @@ def _returned(ex: Exchange) -> list[Msg] | None:
     witnesses=(Witness(f"{_B}:CutsBetweenCallAndResult", "pairing-broken"), Witness(f"{_B}:Empties", "emptied"),
                Witness(f"{_R}:CountsItemsOneByOne", "pairing-broken"),
                Witness(f"{_R}:DropsReasoningBeforeAnIdItem", "pairing-broken"),
-               Witness(f"{_C}:OpensAnywhere", "pairing-broken")),
+               Witness(f"{_C}:OpensAnywhere", "pairing-broken"),
+               Witness(f"{_C}:KeepsTheFirstMessage", "role-order")),
 )
 def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     out = _returned(ex)
@@ -136,11 +137,22 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     new = violations(out, dialect) - violations(history, dialect)
     if dialect == RESPONSES:
         new += separations(out, history)
-    if new:
-        (rule, tool_id), *_ = sorted(new)
+    roles = sorted(v for v in new if v[0] in ROLE_RULES)
+    pairs = sorted(v for v in new if v[0] not in ROLE_RULES)
+    if pairs:
+        (rule, tool_id), *_ = pairs
         yield Finding.fail(
             f"the answer has a pairing violation its input did not have: {rule} for {tool_id!r}",
             "no new pairing violation (§10.1)", code="pairing-broken",
+        )
+    if roles:
+        rule = roles[0][0]
+        said = "does not open with a user message" if rule == "first-message-user" else \
+            "has two neighbouring messages of one role"
+        yield Finding.fail(
+            f"the answer {said} ({rule}) where its input did not; Bedrock refuses it (domain §5.10)",
+            "no new pairing violation (§10.1): in Converse the first message is the user's and roles alternate",
+            code="role-order",
         )
 
 

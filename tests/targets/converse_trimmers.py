@@ -122,6 +122,21 @@ class OpensAnywhere(ReferenceConverse):
         return {"error": f"nothing fits {budget} tokens"}
 
 
+class KeepsTheFirstMessage(WindowFromAPrompt):
+    """The task (the first message) pinned, then the window from a prompt: two user messages meet
+    where the window opens, which Bedrock refuses ("must alternate between user and assistant")."""
+
+    name = "trimmer-keeps-the-first-message"
+
+    def trim(self, params: Params) -> Params:
+        messages: list[Msg] = params["messages"]
+        answer = super().trim(params)
+        kept = answer.get("messages")
+        if not messages or kept is None or not kept or kept[0] is messages[0] or kept == messages:
+            return answer
+        return {"messages": [messages[0], *kept]}
+
+
 class DropsReasoningContent(ReferenceConverse):
     """Every ``reasoningContent`` block dropped before trimming, though it declares
     ``trimReasoning=keep``: the thinking a signed tool call needs is gone."""

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxmodel.strategies import histories
+from ctxmodel.strategies.converse import converse_histories
 from ctxmodel.strategies.openai_chat import chat_histories
 
 REPO = Path(__file__).resolve().parents[3]
@@ -81,7 +82,8 @@ def adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_adapter_round_trip_is_lossless(adapter: Adapter, data: st.DataObject) -> None:
-    history = data.draw(chat_histories() if adapter.dialect == "openai-chat" else histories(), label="history")
+    drawn = {"openai-chat": chat_histories, "bedrock-converse": converse_histories}.get(adapter.dialect, histories)
+    history = data.draw(drawn(), label="history")
     reply = adapter.call("roundtrip", {"messages": history})
     assert "error" not in reply, reply["error"]
     assert reply["result"]["messages"] == history
