@@ -125,10 +125,10 @@ def _histories_and_texts(policies: Mapping[str, str]) -> SearchStrategy[dict[str
 
         return st.builds(lambda messages: {"messages": messages}, responses_histories())
     if policies.get("dialect") == "bedrock-converse":
-        from ctxmodel.strategies.converse import converse_histories
+        from ctxmodel.strategies.trim import trim_histories
 
         return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system},
-                         converse_histories(), texts())
+                         trim_histories("bedrock-converse"), texts())
     return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
 
 

@@ -115,11 +115,10 @@ def _split_results(messages: list[Msg], k: int) -> list[Msg]:
 
 
 @st.composite
-def converse_histories(draw: st.DrawFn) -> list[Msg]:
-    """One Converse history (module docstring), shrinking toward one user message."""
-    from ctxmodel.strategies.trim import trim_histories
-
-    anthropic = draw(trim_histories("anthropic"))
+def converse_histories(draw: st.DrawFn, anthropic_histories: st.SearchStrategy[list[Msg]]) -> list[Msg]:
+    """One Converse history (module docstring) made of a draw of ``anthropic_histories`` (the trim
+    strategy's, ``strategies.trim.trim_histories``), shrinking toward one user message."""
+    anthropic = draw(anthropic_histories)
     messages = [draw(_touched(_message(m))) for m in anthropic]
     split = [k for k, m in enumerate(messages) if m["role"] == "user" and len(m["content"]) >= 2
              and all("toolResult" in b for b in m["content"])]

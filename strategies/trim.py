@@ -69,7 +69,7 @@ def trim_histories(dialect: str) -> st.SearchStrategy[list[Msg]]:
     if dialect == "bedrock-converse":
         from ctxmodel.strategies.converse import converse_histories
 
-        return converse_histories()
+        return converse_histories(trim_histories("anthropic"))
     from ctxmodel.strategies.histories import histories, well_formed_histories
 
     stored = well_formed_histories(min_turns=1, summaries=False, truncations=False, pending=True)

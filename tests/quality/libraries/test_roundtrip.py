@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxmodel.strategies import histories
-from ctxmodel.strategies.converse import converse_histories
 from ctxmodel.strategies.openai_chat import chat_histories
+from ctxmodel.strategies.trim import trim_histories
 
 REPO = Path(__file__).resolve().parents[3]
 TARGETS = REPO / "examples" / "targets"
@@ -82,8 +82,8 @@ def adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_adapter_round_trip_is_lossless(adapter: Adapter, data: st.DataObject) -> None:
-    drawn = {"openai-chat": chat_histories, "bedrock-converse": converse_histories}.get(adapter.dialect, histories)
-    history = data.draw(drawn(), label="history")
+    drawn = {"openai-chat": chat_histories(), "bedrock-converse": trim_histories("bedrock-converse")}
+    history = data.draw(drawn.get(adapter.dialect, histories()), label="history")
     reply = adapter.call("roundtrip", {"messages": history})
     assert "error" not in reply, reply["error"]
     assert reply["result"]["messages"] == history
