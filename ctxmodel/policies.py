@@ -28,7 +28,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "mergeUsers": ("no", "yes"),
     # The format a target's messages are in (contract §7): declared as describe's own "dialect",
     # carried with the policies because they are what reaches the strategies and the checks.
-    "dialect": ("anthropic", "openai-chat", "openai-responses", "bedrock-converse"),
+    "dialect": ("anthropic", "openai-chat", "openai-responses", "bedrock-converse", "gemini"),
     # Request-time trimming (contract §10).
     "trimSystem": ("keep", "first", "any"),
     "trimLastUser": ("keep", "any"),

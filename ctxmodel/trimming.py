@@ -13,7 +13,9 @@ It works on the JSON messages of each dialect and counts them with the counter o
 declaration (Anthropic: ``ctxmodel.tokens``, system prompt included; Chat Completions:
 ``ctxmodel.tokens.chat``; Responses: ``ctxmodel.tokens.responses``; Bedrock Converse:
 ``ctxmodel.tokens.converse``, system prompt included). Converse turns are Anthropic's: a user
-message of ``toolResult`` blocks continues its call's turn. In Responses a step is a
+message of ``toolResult`` blocks continues its call's turn. Gemini contents (``ctxmodel.tokens.gemini``,
+system instruction included) too: a ``model`` role, ``parts``, a user content of ``functionResponse``
+parts continuing its call's turn. In Responses a step is a
 *unit*: a run of parallel ``function_call`` items with every output answering them (outputs may come
 anywhere later), with the ``reasoning`` item before it; or a reasoning item with the item after it;
 or one other item. A unit is dropped whole, in whichever turn it starts, so no call loses its output,
@@ -41,6 +43,8 @@ CHAT = "openai-chat"
 RESPONSES = "openai-responses"
 #: Bedrock Converse: Anthropic's roles and turns, blocks keyed by kind (``toolUse``, ``toolResult``).
 CONVERSE = "bedrock-converse"
+#: Gemini contents: a ``model`` role, ``parts`` for content, pairs by ``functionCall`` and ``functionResponse``.
+GEMINI = "gemini"
 
 
 @attrs.frozen
@@ -73,7 +77,7 @@ def is_prompt(message: Msg, dialect: str) -> bool:
         return _is_message_item(message)
     if dialect == CHAT:
         return True
-    content = message.get("content")
+    content = message.get("parts" if dialect == GEMINI else "content")
     return not (isinstance(content, list) and any(_is_block(b, "tool_result", dialect) for b in content))
 
 
@@ -84,6 +88,10 @@ def _is_block(block: Any, kind: str, dialect: str) -> bool:
         return False
     if dialect == CONVERSE:
         return isinstance(block.get({"tool_use": "toolUse", "tool_result": "toolResult"}[kind]), Mapping)
+    if dialect == GEMINI:
+        camel, snake = {"tool_use": ("functionCall", "function_call"),
+                        "tool_result": ("functionResponse", "function_response")}[kind]
+        return isinstance(block.get(camel, block.get(snake)), Mapping)
     return block.get("type") == kind
 
 
@@ -91,7 +99,7 @@ def _answers(messages: Sequence[Msg], k: int, dialect: str) -> list[int]:
     """The messages after ``k`` that answer its calls: the run of ``tool`` messages (Chat
     Completions), or the next user message when it holds results (Anthropic, Converse)."""
     message = messages[k]
-    if message.get("role") != "assistant":
+    if message.get("role") != ("model" if dialect == GEMINI else "assistant"):
         return []
     if dialect == CHAT:
         if not message.get("tool_calls"):
@@ -102,7 +110,7 @@ def _answers(messages: Sequence[Msg], k: int, dialect: str) -> list[int]:
                 break
             out.append(j)
         return out
-    content = message.get("content")
+    content = message.get("parts" if dialect == GEMINI else "content")
     if not (isinstance(content, list) and any(_is_block(b, "tool_use", dialect) for b in content)):
         return []
     if k + 1 < len(messages) and messages[k + 1].get("role") == "user" and not is_prompt(messages[k + 1], dialect):
@@ -186,14 +194,14 @@ def floor_indices(messages: Sequence[Msg], dialect: str, policies: Mapping[str, 
 
 
 def _checked(messages: Any, dialect: str) -> list[dict[str, Any]]:
-    if dialect not in (CHAT, RESPONSES, CONVERSE):
+    if dialect not in (CHAT, RESPONSES, CONVERSE, GEMINI):
         return codec.dump(codec.load(messages))
     if not isinstance(messages, list):
         raise HistoryError("messages", f"expected an array of messages, got {type(messages).__name__}")
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             raise HistoryError(f"messages.{i}", "expected a message object")
-        if dialect in (CHAT, CONVERSE) and not isinstance(message.get("role"), str):
+        if dialect in (CHAT, CONVERSE, GEMINI) and not isinstance(message.get("role"), str):
             raise HistoryError(f"messages.{i}", "expected a message object with a string role")
     copied: list[dict[str, Any]] = codec.copy_json(messages)
     return copied
@@ -243,8 +251,9 @@ def trim(
             continue
         kept -= set(drop)
         out = [history[i] for i in sorted(kept)]
-        if dialect == CONVERSE and out[0].get("role") != "user" and history[0].get("role") == "user":
-            continue  # Bedrock refuses a request that does not open with the user (domain §5.10)
+        if dialect in (CONVERSE, GEMINI) and out[0].get("role") != "user" and history[0].get("role") == "user":
+            continue  # Bedrock refuses a request that does not open with the user (domain §5.10), and a
+            # Gemini call turn must follow a user turn (domain §5.9)
         if count(out) <= max_tokens:
             return Trimmed(out)
     floor_tokens = count([history[i] for i in sorted(floor)])

@@ -17,6 +17,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxmodel.properties.converse_yardsticks import CONVERSE, block_kind, converse_pairing_violations, holds_results
+from ctxmodel.properties.gemini_yardsticks import (
+    GEMINI,
+    gemini_less_reasoning,
+    gemini_pairing_violations,
+    gemini_reasoning,
+    holds_responses,
+)
 from ctxmodel.properties.json_reading import canon, pairing_violations
 from ctxmodel.properties.responses_yardsticks import RESPONSES, is_message_item, responses_pairing_violations
 
@@ -94,6 +101,8 @@ def violations(messages: Sequence[Msg], dialect: str) -> Counter[tuple[str, str]
         return responses_pairing_violations(messages)
     if dialect == CONVERSE:
         return converse_pairing_violations(messages)
+    if dialect == GEMINI:
+        return gemini_pairing_violations(messages)
     return chat_pairing_violations(messages) if dialect == CHAT else pairing_violations(messages)
 
 
@@ -106,8 +115,8 @@ def is_system(message: Msg, dialect: str) -> bool:
 
 
 def _holds_results(message: Msg) -> bool:
-    if holds_results(message):
-        return True  # a Converse message of ``toolResult`` blocks
+    if holds_results(message) or holds_responses(message):
+        return True  # a Converse message of ``toolResult`` blocks, a Gemini content of ``functionResponse`` parts
     content = message.get("content")
     return isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "tool_result"
                                              for b in content)
@@ -234,6 +243,8 @@ def reasoning_of(message: Msg, dialect: str) -> list[Any]:
     that "none", "the same" and "some other" are one comparison by value."""
     if dialect == CHAT:
         return [message[REASONING_KEY]] if REASONING_KEY in message else []
+    if dialect == GEMINI:
+        return gemini_reasoning(message)
     content = message.get("content")
     return [b for b in content if _is_reasoning_block(b)] if isinstance(content, list) else []
 
@@ -245,6 +256,8 @@ def less_reasoning(message: Msg, dialect: str) -> dict[str, Any]:
     to judge."""
     if dialect == CHAT:
         return {k: v for k, v in message.items() if k != REASONING_KEY}
+    if dialect == GEMINI:
+        return gemini_less_reasoning(message)
     content = message.get("content")
     if not isinstance(content, list):
         return dict(message)
@@ -260,7 +273,7 @@ def is_less_reasoning_of(
     in Anthropic its content never left empty."""
     if not reasoning_of(original, dialect) or reasoning_of(message, dialect):
         return False
-    if dialect != CHAT and not message.get("content"):
+    if dialect != CHAT and not message.get("parts" if dialect == GEMINI else "content"):
         return False
     bare = less_reasoning(original, dialect)
     return canon(message) == canon(bare) or (related is not None and related(message, bare))

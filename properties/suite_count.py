@@ -89,14 +89,15 @@ def _pathological(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]
 
     def build(kind: str, where: str) -> dict[str, Any]:
         text = pathological_text(kind)
-        converse = dialect == "bedrock-converse"
-        hi: Any = [{"text": "hi"}] if converse else "hi"
-        if where == "system" and dialect not in ("anthropic", "bedrock-converse"):  # instructions are a message
+        typeless = dialect in ("bedrock-converse", "gemini")
+        key = "parts" if dialect == "gemini" else "content"
+        hi: Any = [{"text": "hi"}] if typeless else "hi"
+        if where == "system" and dialect not in ("anthropic", "bedrock-converse", "gemini"):  # a message there
             return {"messages": [{"role": "system", "content": text}, {"role": "user", "content": hi}]}
         if where == "system":
-            return {"messages": [{"role": "user", "content": hi}], "systemPrompt": text}
-        block = {"text": text} if converse else {"type": part, "text": text}
-        return {"messages": [{"role": "user", "content": [block]}]}
+            return {"messages": [{"role": "user", key: hi}], "systemPrompt": text}
+        block = {"text": text} if typeless else {"type": part, "text": text}
+        return {"messages": [{"role": "user", key: [block]}]}
 
     return st.builds(build, st.sampled_from(PATHOLOGICAL_KINDS), st.sampled_from(("message", "system")))
 
@@ -124,11 +125,11 @@ def _histories_and_texts(policies: Mapping[str, str]) -> SearchStrategy[dict[str
         from ctxmodel.strategies.responses import responses_histories
 
         return st.builds(lambda messages: {"messages": messages}, responses_histories())
-    if policies.get("dialect") == "bedrock-converse":
+    if policies.get("dialect") in ("bedrock-converse", "gemini"):
         from ctxmodel.strategies.trim import trim_histories
 
         return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system},
-                         trim_histories("bedrock-converse"), texts())
+                         trim_histories(str(policies["dialect"])), texts())
     return st.builds(lambda messages, system: {"messages": messages, "systemPrompt": system}, histories(), texts())
 
 
@@ -275,6 +276,9 @@ _A_CALL: dict[str, list[dict[str, Any]]] = {
     "anthropic": [
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}],
+    "gemini": [
+        {"role": "model", "parts": [{"functionCall": {"name": "read_file", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "read_file", "response": {"output": "ok"}}}]}],
     "bedrock-converse": [
         {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_1", "name": "read_file", "input": {}}}]},
         {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "ok"}]}}]}],
@@ -286,6 +290,10 @@ def _calls(messages: list[dict[str, Any]], dialect: str) -> list[tuple[int, int]
     (Converse ``toolUse`` ones), or ``function_call`` items (the item itself: call -1)."""
     if dialect == "openai-responses":
         return [(i, -1) for i, m in enumerate(messages) if m.get("type") == "function_call"]
+    if dialect == "gemini":
+        return [(i, k) for i, m in enumerate(messages) if m.get("role") == "model"
+                for k, p in enumerate(m.get("parts") or [])
+                if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)]
     chat = dialect == "openai-chat"
     out = []
     for i, message in enumerate(messages):
@@ -312,6 +320,8 @@ def _longer(messages: list[dict[str, Any]], where: tuple[int, int], dialect: str
         call = out[i]
     elif dialect == "bedrock-converse":
         call = out[i]["content"][k]["toolUse"]
+    elif dialect == "gemini":
+        call = out[i]["parts"][k]["functionCall"]
     else:
         call = out[i]["tool_calls"][k]["function"] if chat else out[i]["content"][k]
     if part == "name":
@@ -325,8 +335,9 @@ def _longer(messages: list[dict[str, Any]], where: tuple[int, int], dialect: str
         grown = {**arguments, "note": _MORE} if isinstance(arguments, dict) else {"value": arguments, "note": _MORE}
         call["arguments"] = json.dumps(grown, ensure_ascii=False)
     else:
-        given = call.get("input")
-        call["input"] = {**given, "note": _MORE} if isinstance(given, dict) else {"value": given, "note": _MORE}
+        key = "args" if dialect == "gemini" else "input"
+        given = call.get(key)
+        call[key] = {**given, "note": _MORE} if isinstance(given, dict) else {"value": given, "note": _MORE}
     return out
 
 
@@ -342,6 +353,7 @@ def _longer(messages: list[dict[str, Any]], where: tuple[int, int], dialect: str
         Witness("python:tests.targets.broken_trim:CountsTextOnly", "arguments-ignored"),
         Witness("python:tests.targets.broken_trim:CountsArgumentsNotNames", "name-ignored"),
         Witness("python:tests.targets.converse_trimmers:CountsTextBlocksOnly", "arguments-ignored"),
+        Witness("python:tests.targets.gemini_trimmers:CountsTextPartsOnly", "arguments-ignored"),
     ),
 )
 def sees_tool_calls(probe: Probe, ex: Exchange) -> Iterator[Finding]:

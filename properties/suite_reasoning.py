@@ -35,6 +35,7 @@ from ctxmodel.properties.chat_yardsticks import (
     reasoning_of,
 )
 from ctxmodel.properties.converse_yardsticks import CONVERSE, block_kind
+from ctxmodel.properties.gemini_yardsticks import GEMINI
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, reasoning_findings
 from ctxmodel.properties.suite_trim import answer
@@ -46,6 +47,7 @@ Msg = dict[str, Any]
 _B = "python:tests.targets.broken_reasoning"
 _R = "python:tests.targets.responses_trimmers"
 _C = "python:tests.targets.converse_trimmers"
+_G = "python:tests.targets.gemini_trimmers"
 
 
 def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
@@ -110,6 +112,8 @@ def _went_with_its_calls(message: Msg, original: Msg, dialect: str) -> bool:
 def _what(dialect: str) -> str:
     if dialect == CONVERSE:
         return "its reasoningContent blocks"
+    if dialect == GEMINI:
+        return "its thought parts and thought signatures"
     return "its reasoning_content" if dialect == CHAT else "its thinking and redacted_thinking blocks"
 
 
@@ -118,13 +122,14 @@ def _what(dialect: str) -> str:
     op="trim",
     clause="contract §10.8",
     summary="A returned message carries its input message's reasoning unchanged (Anthropic thinking and "
-            "redacted_thinking blocks, a Chat reasoning_content, Converse reasoningContent blocks), or none of it "
+            "redacted_thinking blocks, a Chat reasoning_content, Converse reasoningContent blocks, Gemini "
+            "thought parts and signatures), or none of it "
             "only under trimReasoning=strip; "
             "under reasoningRequired=current-turn every assistant message after the last user message keeps its "
             "reasoning; a Responses reasoning item returned unchanged, right before the item it came before.",
     params=_requests,
     policies=("dialect", "trimReasoning", "reasoningRequired", "trimPartial", "trimToolCalls"),
-    dialects=("anthropic", CHAT, RESPONSES, CONVERSE),
+    dialects=("anthropic", CHAT, RESPONSES, CONVERSE, GEMINI),
     witnesses=(
         Witness(f"{_B}:DropsSignatures", "reasoning-edited"),
         Witness(f"{_B}:CutsLongReasoningChat", "reasoning-edited"),
@@ -138,6 +143,7 @@ def _what(dialect: str) -> str:
         Witness(f"{_R}:StripsTheCurrentTurn", "current-reasoning-stripped"),
         Witness(f"{_C}:DropsReasoningContent", "reasoning-stripped"),
         Witness(f"{_C}:LosesSignatures", "reasoning-edited"),
+        Witness(f"{_G}:DropsThoughtSignatures", "reasoning-edited"),
     ),
 )
 def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -180,7 +186,7 @@ def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                 f"{where} is returned without {_what(dialect)}, and the target declares trimReasoning=keep",
                 "under trimReasoning=keep a returned message keeps all of its reasoning (§10.8)",
                 code="reasoning-stripped"))
-        elif current and original.get("role") == "assistant" and i > turn_starts:
+        elif current and original.get("role") in ("assistant", "model") and i > turn_starts:
             found.setdefault("current-reasoning-stripped", Finding.fail(
                 f"{where} is an assistant message of the current turn ({turn}), returned without "
                 f"{_what(dialect)}, and the target declares reasoningRequired=current-turn",

@@ -35,6 +35,7 @@ from ctxmodel.properties.chat_yardsticks import (
     violations,
 )
 from ctxmodel.properties.converse_yardsticks import CONVERSE, ROLE_RULES
+from ctxmodel.properties.gemini_yardsticks import GEMINI
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, separations
 
@@ -51,6 +52,7 @@ def _requests(policies: Mapping[str, str]) -> SearchStrategy[dict[str, Any]]:
 _B = "python:tests.targets.broken_trim"
 _R = "python:tests.targets.responses_trimmers"
 _C = "python:tests.targets.converse_trimmers"
+_G = "python:tests.targets.gemini_trimmers"
 
 def _rebudget(count: TargetCount | None, policies: Mapping[str, str], tokenizer: str) -> Rebudget:
     """A drawn budget point (a place such as "all but the first turn", which moves with every message
@@ -122,7 +124,8 @@ def _returned(ex: Exchange) -> list[Msg] | None:
                Witness(f"{_R}:CountsItemsOneByOne", "pairing-broken"),
                Witness(f"{_R}:DropsReasoningBeforeAnIdItem", "pairing-broken"),
                Witness(f"{_C}:OpensAnywhere", "pairing-broken"),
-               Witness(f"{_C}:KeepsTheFirstMessage", "role-order")),
+               Witness(f"{_C}:KeepsTheFirstMessage", "role-order"),
+               Witness(f"{_G}:OpensAnywhereGemini", "pairing-broken")),
 )
 def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     out = _returned(ex)
@@ -205,7 +208,7 @@ def _messages(n: int) -> str:
 
 def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int | None:
     request: dict[str, Any] = {"messages": messages}
-    if _dialect(probe) in ("anthropic", CONVERSE) and isinstance(params.get("systemPrompt"), str):
+    if _dialect(probe) in ("anthropic", CONVERSE, GEMINI) and isinstance(params.get("systemPrompt"), str):
         request["systemPrompt"] = params["systemPrompt"]
     tokens = probe.call("count", request).get("tokens")
     return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None

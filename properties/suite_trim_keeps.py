@@ -32,6 +32,7 @@ from ctxmodel.properties.chat_yardsticks import (
     violations,
 )
 from ctxmodel.properties.converse_yardsticks import CONVERSE, holds_results
+from ctxmodel.properties.gemini_yardsticks import GEMINI, holds_responses
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, is_message_item, separations
 from ctxmodel.properties.suite_trim import answer
@@ -53,6 +54,8 @@ def _is_prompt(message: Msg, dialect: str) -> bool:
     content = message.get("content")
     if dialect == CONVERSE:
         return not holds_results(message)
+    if dialect == GEMINI:
+        return not holds_responses(message)
     return dialect in (CHAT, RESPONSES) or not (
         isinstance(content, list) and any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content))
 
@@ -70,7 +73,7 @@ def kept_end(history: Sequence[Msg], dialect: str, keep: str) -> list[int]:
 
 def _count(probe: Probe, messages: list[Msg], params: Mapping[str, Any]) -> int | None:
     request: dict[str, Any] = {"messages": messages}
-    if _dialect(probe) in ("anthropic", CONVERSE) and isinstance(params.get("systemPrompt"), str):
+    if _dialect(probe) in ("anthropic", CONVERSE, GEMINI) and isinstance(params.get("systemPrompt"), str):
         request["systemPrompt"] = params["systemPrompt"]
     tokens = probe.call("count", request).get("tokens")
     return tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None

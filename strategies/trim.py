@@ -17,14 +17,15 @@ into ``maxTokens`` just before the call, with the target's own ``count`` (``budg
 target counting far less or far more than the reference (a characters-over-four estimate, a counter
 that skips tool calls) still meets each of its own points, not a budget every history fits. A
 target with no ``count`` gets the count a target of the default tokenizer makes (``zoo``; in
-``openai-chat``, ``openai-responses`` and ``bedrock-converse`` the reference's count of that
+``openai-chat``, ``openai-responses``, ``bedrock-converse`` and ``gemini`` the reference's count of that
 dialect's messages). The points are read from the
 messages as they are at the call, so a fixture trimmed of a message keeps its budget's meaning.
 
 Histories: Chat Completions ones from :mod:`ctxmodel.strategies.openai_chat` (reasoning included),
 Responses items from :mod:`ctxmodel.strategies.responses` (reasoning items before their items),
-Bedrock Converse messages from :mod:`ctxmodel.strategies.converse` (the Anthropic ones below, in
-Converse blocks, with a system prompt apart);
+Bedrock Converse messages from :mod:`ctxmodel.strategies.converse` and Gemini contents from
+:mod:`ctxmodel.strategies.gemini` (the Anthropic ones below, in their blocks or parts, with a system
+prompt apart);
 Anthropic ones as a request carries them (no hidden messages): mostly what a correct agent stores,
 a call in flight allowed, and now and then a history with pairing defects. A share of the stored
 ones come from a session with extended thinking on throughout: every assistant message with
@@ -70,6 +71,10 @@ def trim_histories(dialect: str) -> st.SearchStrategy[list[Msg]]:
         from ctxmodel.strategies.converse import converse_histories
 
         return converse_histories(trim_histories("anthropic"))
+    if dialect == "gemini":
+        from ctxmodel.strategies.gemini import gemini_histories
+
+        return gemini_histories(trim_histories("anthropic"))
     from ctxmodel.strategies.histories import histories, well_formed_histories
 
     stored = well_formed_histories(min_turns=1, summaries=False, truncations=False, pending=True)
@@ -126,8 +131,9 @@ def _is_message(message: Mapping[str, Any], dialect: str) -> bool:
 def _is_prompt(message: Mapping[str, Any], dialect: str) -> bool:
     if message.get("role") != "user" or not _is_message(message, dialect):
         return False
-    content = message.get("content")
+    content = message.get("parts" if dialect == "gemini" else "content")
     result = (lambda b: "toolResult" in b) if dialect == "bedrock-converse" else (
+        lambda b: "functionResponse" in b or "function_response" in b) if dialect == "gemini" else (
         lambda b: b.get("type") == "tool_result")
     return dialect in _MESSAGE_SYSTEM or not (
         isinstance(content, list) and any(isinstance(b, dict) and result(b) for b in content))
@@ -163,6 +169,10 @@ def _estimate(dialect: str, system_prompt: str) -> Any:
         from ctxmodel.tokens.converse import count_converse
 
         return lambda messages: count_converse(counter, messages, system_prompt)
+    if dialect == "gemini":
+        from ctxmodel.tokens.gemini import count_gemini
+
+        return lambda contents: count_gemini(counter, contents, system_prompt)
     from ctxmodel import codec
 
     prompt = counter.count_text(system_prompt)

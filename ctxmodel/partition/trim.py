@@ -10,7 +10,7 @@ the other every binding the history holds (``SHAPE``; ``plain`` when it holds no
 reaches the cell of each of its shapes at its one point: a property that never met reasoning bound
 to a call at the floor budget says so.
 
-The shapes are read from the wire JSON of each dialect (domain §5.1, §5.6, §5.7, §5.8, §5.10), not with a
+The shapes are read from the wire JSON of each dialect (domain §5.1, §5.6, §5.7, §5.8, §5.9, §5.10), not with a
 dialect's codec: a classifier must read a hand-written or a broken history without raising.
 """
 
@@ -79,6 +79,8 @@ def history_shapes(messages: Sequence[Item], dialect: str | None = None) -> set[
         steps = _chat_steps(messages)
     elif dialect == "bedrock-converse":
         steps = _converse_steps(messages)
+    elif dialect == "gemini":
+        steps = _gemini_steps(messages)
     else:
         steps = _anthropic_steps(messages)
     return _shapes(steps) or {"plain"}
@@ -123,6 +125,8 @@ def _guess(messages: Sequence[Item]) -> str:
     Chat, a Converse-only block key is Converse; what is left reads the same in Anthropic's reader
     (no call, no reasoning to find)."""
     items = [m for m in messages if isinstance(m, Mapping)]
+    if any("parts" in m for m in items):
+        return "gemini"
     blocks = [b for m in items if isinstance(m.get("content"), list) for b in m["content"]]
     if any(isinstance(b, Mapping) and any(k in b for k in _CONVERSE_KEYS) for b in blocks):
         return "bedrock-converse"
@@ -161,6 +165,28 @@ def _converse_steps(messages: Sequence[Item]) -> list[_Step]:
         else:
             results = [str(b["toolResult"].get("toolUseId")) for b in blocks
                        if isinstance(b.get("toolResult"), Mapping)]
+            if results:
+                out.append(("result", results, False))
+    return out
+
+
+def _gemini_steps(contents: Sequence[Item]) -> list[_Step]:
+    """A model content is a step (its ``functionCall`` parts its calls, ``thought`` parts or a
+    signature its reasoning); a user content's ``functionResponse`` parts are results, matched by
+    id where the calls have one, else by name (domain §5.9)."""
+    out: list[_Step] = []
+    for c in contents:
+        parts = c.get("parts") if isinstance(c, Mapping) else None
+        parts = [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+        if c.get("role") == "model":
+            fns = [p.get("functionCall", p.get("function_call")) for p in parts]
+            ids = [str(f.get("id") or f.get("name")) for f in fns if isinstance(f, Mapping)]
+            thinks = any(p.get("thought") is True or "thoughtSignature" in p or "thought_signature" in p
+                         for p in parts)
+            out.append(("step", ids, thinks))
+        else:
+            fns = [p.get("functionResponse", p.get("function_response")) for p in parts]
+            results = [str(f.get("id") or f.get("name")) for f in fns if isinstance(f, Mapping)]
             if results:
                 out.append(("result", results, False))
     return out

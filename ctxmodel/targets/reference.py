@@ -254,6 +254,33 @@ def op_converse_count(params: dict[str, Any], counter: str = "zoo") -> dict[str,
     return {"tokens": count_converse(get_counter(counter), messages, _converse_system(params))}
 
 
+def op_gemini_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10, Gemini dialect: the contents; the system instruction apart, counted with them."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.gemini import count_gemini
+    from ctxmodel.trimming import trim
+
+    counting = get_counter(counter)
+    system = _converse_system(params)
+    if "messages" not in params:
+        raise TargetFailure("error-reply", "params.messages: expected an array of contents, got nothing")
+    result = trim(params["messages"], dialect="gemini", max_tokens=_budget(params),
+                  count=lambda contents: count_gemini(counting, contents, system),
+                  policies=params.get("policies") or {})
+    return result.to_json()
+
+
+def op_gemini_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10 "Reference choices": Gemini contents (and system instruction) by ``ctxmodel.tokens.gemini``."""
+    from ctxmodel.tokens import get_counter
+    from ctxmodel.tokens.gemini import count_gemini
+
+    contents = params.get("messages")
+    if not isinstance(contents, list):
+        raise TargetFailure("error-reply", "params.messages: expected an array of contents")
+    return {"tokens": count_gemini(get_counter(counter), contents, _converse_system(params))}
+
+
 _OPS: dict[str, Op] = {
     "describe": describe,
     "normalize": op_normalize,
@@ -268,9 +295,11 @@ _OPS: dict[str, Op] = {
 _CHAT_OPS: dict[str, Op] = {"trim": op_chat_trim, "count": op_chat_count}
 _RESPONSES_OPS: dict[str, Op] = {"trim": op_responses_trim, "count": op_responses_count}
 _CONVERSE_OPS: dict[str, Op] = {"trim": op_converse_trim, "count": op_converse_count}
+_GEMINI_OPS: dict[str, Op] = {"trim": op_gemini_trim, "count": op_gemini_count}
 #: Each dialect's ops (contract §7: the ops other than trim and count read Anthropic messages).
 _DIALECT_OPS: dict[str, dict[str, Op]] = {"anthropic": _OPS, "openai-chat": _CHAT_OPS,
-                                          "openai-responses": _RESPONSES_OPS, "bedrock-converse": _CONVERSE_OPS}
+                                          "openai-responses": _RESPONSES_OPS, "bedrock-converse": _CONVERSE_OPS,
+                                          "gemini": _GEMINI_OPS}
 
 
 class ReferenceTarget:

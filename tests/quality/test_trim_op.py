@@ -18,10 +18,12 @@ from ctxmodel.policies import resolve
 from ctxmodel.profiles import get_profile
 from ctxmodel.properties.chat_yardsticks import chat_pairing_violations, is_partial_of, match_in_order
 from ctxmodel.properties.converse_yardsticks import converse_pairing_violations
+from ctxmodel.properties.gemini_yardsticks import gemini_pairing_violations
 from ctxmodel.properties.registry import all_properties, select
 from ctxmodel.targets import TargetFailure, open_target, parse_spec
 from ctxmodel.targets.handshake import parse_description
 from tests.targets.converse_trimmers import LEGITIMATE as LEGITIMATE_CONVERSE
+from tests.targets.gemini_trimmers import LEGITIMATE as LEGITIMATE_GEMINI
 from tests.targets.responses_trimmers import LEGITIMATE as LEGITIMATE_RESPONSES
 from tests.targets.trimmers import LEGITIMATE
 
@@ -57,7 +59,7 @@ def test_the_trim_properties_cover_every_clause_of_section_10() -> None:
 
 
 @pytest.mark.parametrize("spec", ["reference", "reference:openai-chat", "reference:openai-responses",
-                                  "reference:bedrock-converse"])
+                                  "reference:bedrock-converse", "reference:gemini"])
 def test_the_reference_passes_every_trim_property(spec: str, tmp_path: Path) -> None:
     statuses = _run(spec, tmp_path)
     assert statuses == {p.id: "passed" for p in TRIM_PROPERTIES}
@@ -89,6 +91,14 @@ def test_a_legitimate_responses_trimmer_passes(name: str, tmp_path: Path) -> Non
 def test_a_legitimate_converse_trimmer_passes(name: str, tmp_path: Path) -> None:
     """A window that opens on a prompt, and one stripping old turns' reasoning where it may."""
     statuses = _run(f"python:tests.targets.converse_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
+                    max_examples=30)
+    assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
+
+
+@pytest.mark.parametrize("name", LEGITIMATE_GEMINI[1:])
+def test_a_legitimate_gemini_trimmer_passes(name: str, tmp_path: Path) -> None:
+    """A window that opens on a prompt, and one stripping old turns' thoughts and signatures."""
+    statuses = _run(f"python:tests.targets.gemini_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
                     max_examples=30)
     assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
 
@@ -187,3 +197,30 @@ def test_converse_pairing_is_read_as_domain_5_10_states_it() -> None:
                                                   ("excess-tool-results", "b"): 1}
     twice = {"role": "user", "content": [_result("a"), _result("a"), _result("b")]}
     assert converse_pairing_violations([user, calls, twice]) == {("duplicate-tool-result", "a"): 1}
+
+
+def _gemini_call(name: str, signature: str | None = None) -> dict[str, Any]:
+    part: dict[str, Any] = {"functionCall": {"name": name, "args": {}}}
+    return {**part, "thoughtSignature": signature} if signature else part
+
+
+def _gemini_response(name: str) -> dict[str, Any]:
+    return {"functionResponse": {"name": name, "response": {"output": "ok"}}}
+
+
+def test_gemini_pairing_is_read_as_domain_5_9_states_it() -> None:
+    user = {"role": "user", "parts": [{"text": "go"}]}
+    calls = {"role": "model", "parts": [_gemini_call("a"), _gemini_call("b")]}
+    answers = {"role": "user", "parts": [_gemini_response("a"), _gemini_response("b")]}
+    assert gemini_pairing_violations([user, calls, answers]) == {}
+    assert gemini_pairing_violations([user, calls]) == {}  # pending at the end
+    assert gemini_pairing_violations([user, calls, {"role": "user", "parts": [_gemini_response("a")]}]) == {
+        ("function-response-count", "a,b"): 1}
+    assert gemini_pairing_violations([answers, user]) == {("response-turn-position", "a,b"): 1}
+    assert gemini_pairing_violations([calls, answers]) == {("call-turn-position", "a,b"): 1}
+    signed = {"role": "model", "parts": [_gemini_call("c", "c2ln")]}
+    again = {"role": "model", "parts": [_gemini_call("d")]}
+    late = [user, signed, {"role": "user", "parts": [_gemini_response("c")]}, again]
+    assert gemini_pairing_violations(late) == {("missing-thought-signature", "d"): 1}
+    # an unsigned history (Gemini 2.x) is never held to the signature rule
+    assert gemini_pairing_violations([user, again]) == {}

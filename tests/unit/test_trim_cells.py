@@ -76,6 +76,19 @@ def test_converse_shapes_read_blocks_by_their_key() -> None:
     assert history_shapes(messages[:1]) == {"plain"}
 
 
+def test_gemini_shapes_read_parts() -> None:
+    contents: list[Msg] = [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {"role": "model", "parts": [{"text": "plan", "thought": True},
+                                    {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "c2ln"},
+                                    {"functionCall": {"name": "g", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}},
+                                   {"functionResponse": {"name": "z", "response": {}}}]},
+    ]
+    assert history_shapes(contents) == {"reasoning-call", "parallel", "pair", "unanswered", "orphan"}
+    assert history_shapes(contents[:1]) == {"plain"}
+
+
 def test_a_request_reaches_each_shape_at_its_point() -> None:
     items = [{"role": "user", "content": "go"},
              {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}]
@@ -94,7 +107,7 @@ def test_a_request_reaches_each_shape_at_its_point() -> None:
     assert judged("trim.keeps-order", "trim") == CELLS["trim"]
 
 
-@pytest.mark.parametrize("dialect", ["anthropic", "openai-chat", "openai-responses", "bedrock-converse"])
+@pytest.mark.parametrize("dialect", ["anthropic", "openai-chat", "openai-responses", "bedrock-converse", "gemini"])
 def test_the_trim_histories_reach_reasoning_bound_to_calls_and_answers(dialect: str) -> None:
     """A draw of 200 histories (fewer than the trim properties of a ci check draw together) meets
     reasoning on both sides, pairs and parallel calls."""

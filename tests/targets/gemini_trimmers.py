@@ -1,0 +1,151 @@
+"""Trimmers of Gemini ``contents`` (contract §10, §10.1, §10.8, §10.7): legitimate ones that make
+other valid choices than the reference and declare them, and broken ones with one bug each, the
+witnesses of the properties that must catch them (declared with the property). Each is a
+``python:tests.targets.gemini_trimmers:Class`` target declaring ``gemini``.
+
+They read contents with their own helpers, not ``ctxmodel.trimming``, and count with the reference's
+Gemini count, which their ``count`` op answers with (but for the broken counter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ctxmodel.targets import reference as ref
+
+Params = dict[str, Any]
+Content = dict[str, Any]
+
+_SIGNATURE = "thoughtSignature"
+
+
+def _is_prompt(content: Content) -> bool:
+    return content.get("role") == "user" and not any(
+        isinstance(p, dict) and "functionResponse" in p for p in content.get("parts") or [])
+
+
+def _last_prompt(contents: list[Content]) -> int:
+    return max((i for i, c in enumerate(contents) if _is_prompt(c)), default=-1)
+
+
+def _unsigned(content: Content) -> Content:
+    parts = content.get("parts")
+    if not isinstance(parts, list):
+        return content
+    return {**content, "parts": [{k: v for k, v in p.items() if k != _SIGNATURE} if isinstance(p, dict) else p
+                                 for p in parts]}
+
+
+class ReferenceGemini:
+    """The reference's ``trim`` and ``count`` on Gemini contents, as a worker target."""
+
+    name = "trimmer-reference-gemini"
+    dialect: ClassVar[str] = "gemini"
+    policies: ClassVar[dict[str, str]] = dict(ref.REFERENCE_TRIM_POLICIES)
+
+    def describe(self, params: Params) -> Params:
+        return {"protocol": 1, "name": self.name, "version": "1", "ops": ["describe", "trim", "count"],
+                "tokenizer": "zoo", "dialect": self.dialect, "policies": dict(self.policies)}
+
+    def count(self, params: Params) -> Params:
+        return ref.op_gemini_count(params)
+
+    def trim(self, params: Params) -> Params:
+        return ref.op_gemini_trim(params)
+
+    def measure(self, params: Params) -> Callable[[list[Content]], int]:
+        system = params.get("systemPrompt", "")
+
+        def count(contents: list[Content]) -> int:
+            tokens: int = self.count({"messages": contents, "systemPrompt": system})["tokens"]
+            return tokens
+
+        return count
+
+
+class WindowFromAPrompt(ReferenceGemini):
+    """The longest suffix that fits and opens on a user prompt (no ``functionResponse``): a sliding
+    window over an agent's events that never starts on responses nor on the model."""
+
+    name = "trimmer-window-from-a-prompt-gemini"
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no"}
+
+    def trim(self, params: Params) -> Params:
+        contents: list[Content] = params["messages"]
+        budget = params.get("maxTokens")
+        count = self.measure(params)
+        if not isinstance(budget, int) or count(contents) <= budget:
+            return {"messages": list(contents)}
+        for start in range(1, len(contents)):
+            if _is_prompt(contents[start]) and count(contents[start:]) <= budget:
+                return {"messages": contents[start:]}
+        return {"error": f"nothing fits {budget} tokens"}
+
+
+class StripsOldReasoning(ReferenceGemini):
+    """Thought parts and signatures of earlier turns dropped first, the current turn's kept, then
+    the reference's trim: Gemini validates only the current turn's signatures (domain §5.9), declared."""
+
+    name = "trimmer-strips-old-reasoning-gemini"
+    policies: ClassVar[dict[str, str]] = {**ref.REFERENCE_TRIM_POLICIES, "trimReasoning": "strip",
+                                          "reasoningRequired": "current-turn"}
+
+    def trim(self, params: Params) -> Params:
+        contents: list[Content] = params["messages"]
+        budget = params.get("maxTokens")
+        if not isinstance(budget, int) or self.measure(params)(contents) <= budget:
+            return {"messages": list(contents)}
+        last = _last_prompt(contents)
+        kept = []
+        for n, content in enumerate(contents):
+            bare = _unsigned(content)
+            bare["parts"] = [p for p in bare.get("parts") or [] if not (isinstance(p, dict) and p.get("thought"))]
+            kept.append(bare if n < last and bare["parts"] else content)
+        return ref.op_gemini_trim({**params, "messages": kept})
+
+
+LEGITIMATE: tuple[str, ...] = ("ReferenceGemini", "WindowFromAPrompt", "StripsOldReasoning")
+
+
+# -- broken: one bug each --------------------------------------------------------------------------
+
+
+class OpensAnywhereGemini(ReferenceGemini):
+    """The newest contents that fit, from any content: the window may open on a response turn whose
+    call turn it cut ("function response turn comes immediately after a function call turn")."""
+
+    name = "trimmer-opens-anywhere-gemini"
+    policies: ClassVar[dict[str, str]] = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no"}
+
+    def trim(self, params: Params) -> Params:
+        contents: list[Content] = params["messages"]
+        budget = params.get("maxTokens")
+        count = self.measure(params)
+        if not isinstance(budget, int) or count(contents) <= budget:
+            return {"messages": list(contents)}
+        for start in range(1, len(contents)):
+            if count(contents[start:]) <= budget:
+                return {"messages": contents[start:]}
+        return {"error": f"nothing fits {budget} tokens"}
+
+
+class DropsThoughtSignatures(ReferenceGemini):
+    """Every ``thoughtSignature`` dropped (a round trip through a type without it), though it declares
+    ``trimReasoning=keep``: Gemini 3 refuses the current turn's calls."""
+
+    name = "trimmer-drops-thought-signatures"
+
+    def trim(self, params: Params) -> Params:
+        return ref.op_gemini_trim({**params, "messages": [_unsigned(c) for c in params["messages"]]})
+
+
+class CountsTextPartsOnly(ReferenceGemini):
+    """A count of ``text`` parts alone: a ``functionCall``'s args (a whole file written) count nothing."""
+
+    name = "counter-gemini-text-only"
+
+    def count(self, params: Params) -> Params:
+        texts = [{"role": c.get("role"), "parts": [p for p in c.get("parts") or [] if "text" in p]}
+                 for c in params["messages"] if isinstance(c, dict)]
+        return ref.op_gemini_count({**params, "messages": texts})
