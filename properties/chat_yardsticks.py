@@ -199,11 +199,32 @@ def _is_tool_use(block: Any) -> bool:
     return isinstance(block, dict) and (block.get("type") == "tool_use" or block_kind(block) == "toolUse")
 
 
+def _is_pruned_content_of(content: Msg, original: Msg) -> bool:
+    """A Gemini content less some ``functionCall`` or ``functionResponse`` parts (and the signature
+    a call part carried): every other part, in order, unchanged; every other key unchanged."""
+    parts, full = content.get("parts"), original.get("parts")
+    if not (isinstance(parts, list) and isinstance(full, list)) or not parts or len(parts) >= len(full):
+        return False
+    if canon({k: v for k, v in content.items() if k != "parts"}) != canon(
+            {k: v for k, v in original.items() if k != "parts"}):
+        return False
+
+    def call(p: Any) -> bool:
+        return isinstance(p, Mapping) and any(
+            k in p for k in ("functionCall", "function_call", "functionResponse", "function_response"))
+
+    others = [p for p in full if not call(p)]
+    return _subsequence(parts, full) and _subsequence(others, parts)
+
+
 def is_pruned_of(message: Msg, original: Msg) -> bool:
     """``original`` less some of its tool calls (contract §10, ``trimToolCalls=pairs``): in
     ``openai-chat`` its ``tool_calls`` a subsequence of the original's (the key gone, or empty, when
-    none is left), every other key unchanged; in Anthropic (and Converse) its content the original's list less some
-    ``tool_use`` blocks. Where the dropped calls' results went is §10.1's to judge."""
+    none is left), every other key unchanged; in Anthropic (and Converse) its content the original's
+    list less some ``tool_use`` blocks; in Gemini a content's parts less some ``functionCall`` or
+    ``functionResponse`` parts. Where the dropped calls' results went is §10.1's to judge."""
+    if message.get("role") == original.get("role") and "parts" in original:
+        return _is_pruned_content_of(message, original)
     if message.get("role") != "assistant" or original.get("role") != "assistant":
         return False
     calls, whole = message.get("tool_calls"), original.get("tool_calls")

@@ -35,7 +35,7 @@ from ctxmodel.properties.chat_yardsticks import (
     reasoning_of,
 )
 from ctxmodel.properties.converse_yardsticks import CONVERSE, block_kind
-from ctxmodel.properties.gemini_yardsticks import GEMINI
+from ctxmodel.properties.gemini_yardsticks import GEMINI, signatures_went_with_their_calls
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, reasoning_findings
 from ctxmodel.properties.suite_trim import answer
@@ -173,6 +173,9 @@ def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         if canon(mine) == canon(theirs):
             continue
         where = f"messages.{j} of the answer (from messages.{i} of the input: {short(original, 80)})"
+        if dialect == GEMINI and pruned and is_pruned_of(message, original) \
+                and signatures_went_with_their_calls(message, original):
+            continue  # a declared pruning took a call part, and its signature with it
         if mine:
             found.setdefault("reasoning-edited", Finding.fail(
                 f"{where} carries reasoning that is not its input message's: {short(mine, 80)} where the input "

@@ -341,6 +341,18 @@ def _system_missing(i: int, history: list[Msg], out: list[Msg], dialect: str, le
                         "trimSystem=keep: every system message is returned (§10.4)", code="system-dropped")
 
 
+def _blank(message: Msg) -> bool:
+    """Nothing but blank text: a string, or text blocks or parts (``content`` or Gemini's ``parts``)
+    whose text is empty or white space. The API refuses such a message, so no trimmer owes it."""
+    content = message.get("parts", message.get("content"))
+    if isinstance(content, str):
+        return not content.strip()
+    if not isinstance(content, list):
+        return False
+    return all(isinstance(b, Mapping) and isinstance(b.get("text"), str) and not b["text"].strip()
+               and set(b) <= {"type", "text"} for b in content)
+
+
 @check(
     "trim.last-user-as-declared",
     op="trim",
@@ -357,8 +369,8 @@ def last_user_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     dialect = _dialect(probe)
     history: list[Msg] = ex.params["messages"]
     wanted = last_user_index(history, dialect)
-    if wanted is None:
-        return
+    if wanted is None or _blank(history[wanted]):
+        return  # a blank message is one the API refuses to be sent: dropping it is no loss (§10.5)
     got = last_user_index(out, dialect)
     original = history[wanted]
     if got is not None and (canon(out[got]) == canon(original) or (

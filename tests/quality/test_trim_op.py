@@ -215,9 +215,11 @@ def test_gemini_pairing_is_read_as_domain_5_9_states_it() -> None:
     assert gemini_pairing_violations([user, calls, answers]) == {}
     assert gemini_pairing_violations([user, calls]) == {}  # pending at the end
     assert gemini_pairing_violations([user, calls, {"role": "user", "parts": [_gemini_response("a")]}]) == {
-        ("function-response-count", "a,b"): 1}
-    assert gemini_pairing_violations([answers, user]) == {("response-turn-position", "a,b"): 1}
-    assert gemini_pairing_violations([calls, answers]) == {("call-turn-position", "a,b"): 1}
+        ("function-response-count", "a"): 1, ("function-response-count", "b"): 1}
+    assert gemini_pairing_violations([answers, user]) == {("response-turn-position", "a"): 1,
+                                                          ("response-turn-position", "b"): 1}
+    assert gemini_pairing_violations([calls, answers]) == {("call-turn-position", "a"): 1,
+                                                           ("call-turn-position", "b"): 1}
     signed = {"role": "model", "parts": [_gemini_call("c", "c2ln")]}
     again = {"role": "model", "parts": [_gemini_call("d")]}
     late = [user, signed, {"role": "user", "parts": [_gemini_response("c")]}, again]

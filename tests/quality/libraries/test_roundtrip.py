@@ -82,7 +82,8 @@ def adapter(request: pytest.FixtureRequest) -> Iterator[Adapter]:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_adapter_round_trip_is_lossless(adapter: Adapter, data: st.DataObject) -> None:
-    drawn = {"openai-chat": chat_histories(), "bedrock-converse": trim_histories("bedrock-converse")}
+    drawn = {"openai-chat": chat_histories(), "bedrock-converse": trim_histories("bedrock-converse"),
+             "gemini": trim_histories("gemini")}
     history = data.draw(drawn.get(adapter.dialect, histories()), label="history")
     reply = adapter.call("roundtrip", {"messages": history})
     assert "error" not in reply, reply["error"]
