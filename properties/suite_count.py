@@ -188,7 +188,7 @@ def pathological(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         yield Finding.fail(problem, "an answer on every input, 1 MB without whitespace included (§5)")
 
 
-# -- contract §10.7: what every count must do, in either dialect -----------------------------------
+# -- contract §10.7: what every count must do, in every dialect ------------------------------------
 
 #: 64 characters of varied prose: more tokens under every tokenizer a target may declare.
 _MORE = "the quick brown fox jumps over the lazy dog, 0123456789 times!"
