@@ -83,7 +83,8 @@ def is_prompt(message: Msg, dialect: str) -> bool:
 
 def _is_block(block: Any, kind: str, dialect: str) -> bool:
     """A block of Anthropic ``kind`` (``tool_use``, ``tool_result``): in Converse the block whose key
-    is that kind's (``toolUse``, ``toolResult``)."""
+    is that kind's (``toolUse``, ``toolResult``), in Gemini the part's (``functionCall``,
+    ``functionResponse``, either spelling)."""
     if not isinstance(block, Mapping):
         return False
     if dialect == CONVERSE:
