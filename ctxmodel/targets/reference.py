@@ -220,65 +220,69 @@ def op_responses_count(params: dict[str, Any], counter: str = "zoo") -> dict[str
     return {"tokens": count_responses(get_counter(counter), items)}
 
 
-def _converse_system(params: dict[str, Any]) -> str:
+def _system_prompt(params: dict[str, Any]) -> str:
     system = params.get("systemPrompt", "")
     if not isinstance(system, str):
         raise TargetFailure("error-reply", "params.systemPrompt: expected a string")
     return system
 
 
-def op_converse_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
-    """Contract §10, Bedrock Converse dialect: the system prompt is apart, counted with the messages."""
+#: A dialect's count of its messages with the system prompt apart: (counter, messages, system) -> tokens.
+SystemApartCount = Callable[[Any, list[Any], str], int]
+
+
+def _trim_system_apart(params: dict[str, Any], counter: str, dialect: str, count_with: SystemApartCount,
+                       noun: str) -> dict[str, Any]:
+    """Contract §10 where the system prompt is a param of its own, counted with the messages."""
     from ctxmodel.tokens import get_counter
-    from ctxmodel.tokens.converse import count_converse
     from ctxmodel.trimming import trim
 
     counting = get_counter(counter)
-    system = _converse_system(params)
+    system = _system_prompt(params)
     if "messages" not in params:
-        raise TargetFailure("error-reply", "params.messages: expected an array of messages, got nothing")
-    result = trim(params["messages"], dialect="bedrock-converse", max_tokens=_budget(params),
-                  count=lambda messages: count_converse(counting, messages, system),
+        raise TargetFailure("error-reply", f"params.messages: expected an array of {noun}, got nothing")
+    result = trim(params["messages"], dialect=dialect, max_tokens=_budget(params),
+                  count=lambda messages: count_with(counting, messages, system),
                   policies=params.get("policies") or {})
     return result.to_json()
+
+
+def _count_system_apart(params: dict[str, Any], counter: str, count_with: SystemApartCount,
+                        noun: str) -> dict[str, Any]:
+    from ctxmodel.tokens import get_counter
+
+    messages = params.get("messages")
+    if not isinstance(messages, list):
+        raise TargetFailure("error-reply", f"params.messages: expected an array of {noun}")
+    return {"tokens": count_with(get_counter(counter), messages, _system_prompt(params))}
+
+
+def op_converse_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
+    """Contract §10, Bedrock Converse dialect: the system prompt is apart, counted with the messages."""
+    from ctxmodel.tokens.converse import count_converse
+
+    return _trim_system_apart(params, counter, "bedrock-converse", count_converse, "messages")
 
 
 def op_converse_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     """Contract §10 "Reference choices": Converse messages (and system prompt) by ``ctxmodel.tokens.converse``."""
-    from ctxmodel.tokens import get_counter
     from ctxmodel.tokens.converse import count_converse
 
-    messages = params.get("messages")
-    if not isinstance(messages, list):
-        raise TargetFailure("error-reply", "params.messages: expected an array of messages")
-    return {"tokens": count_converse(get_counter(counter), messages, _converse_system(params))}
+    return _count_system_apart(params, counter, count_converse, "messages")
 
 
 def op_gemini_trim(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     """Contract §10, Gemini dialect: the contents; the system instruction apart, counted with them."""
-    from ctxmodel.tokens import get_counter
     from ctxmodel.tokens.gemini import count_gemini
-    from ctxmodel.trimming import trim
 
-    counting = get_counter(counter)
-    system = _converse_system(params)
-    if "messages" not in params:
-        raise TargetFailure("error-reply", "params.messages: expected an array of contents, got nothing")
-    result = trim(params["messages"], dialect="gemini", max_tokens=_budget(params),
-                  count=lambda contents: count_gemini(counting, contents, system),
-                  policies=params.get("policies") or {})
-    return result.to_json()
+    return _trim_system_apart(params, counter, "gemini", count_gemini, "contents")
 
 
 def op_gemini_count(params: dict[str, Any], counter: str = "zoo") -> dict[str, Any]:
     """Contract §10 "Reference choices": Gemini contents (and system instruction) by ``ctxmodel.tokens.gemini``."""
-    from ctxmodel.tokens import get_counter
     from ctxmodel.tokens.gemini import count_gemini
 
-    contents = params.get("messages")
-    if not isinstance(contents, list):
-        raise TargetFailure("error-reply", "params.messages: expected an array of contents")
-    return {"tokens": count_gemini(get_counter(counter), contents, _converse_system(params))}
+    return _count_system_apart(params, counter, count_gemini, "contents")
 
 
 _OPS: dict[str, Op] = {

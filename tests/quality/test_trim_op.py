@@ -79,27 +79,18 @@ def test_a_legitimate_trimmer_passes(name: str, tmp_path: Path) -> None:
     assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
 
 
-@pytest.mark.parametrize("name", LEGITIMATE_RESPONSES[1:])
-def test_a_legitimate_responses_trimmer_passes(name: str, tmp_path: Path) -> None:
-    """A sliding window from safe starts, and one stripping old turns' reasoning where it may."""
-    statuses = _run(f"python:tests.targets.responses_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
-                    max_examples=30)
-    assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
+#: The legitimate trimmers of the other dialects, each module's reference left out (the reference
+#: runs above): in Responses a sliding window from safe starts, in Converse and Gemini a window that
+#: opens on a prompt, and in each one stripping old turns' reasoning where it may.
+_OTHER_DIALECTS = [(module, name) for module, names in (("responses_trimmers", LEGITIMATE_RESPONSES),
+                                                        ("converse_trimmers", LEGITIMATE_CONVERSE),
+                                                        ("gemini_trimmers", LEGITIMATE_GEMINI))
+                   for name in names[1:]]
 
 
-@pytest.mark.parametrize("name", LEGITIMATE_CONVERSE[1:])
-def test_a_legitimate_converse_trimmer_passes(name: str, tmp_path: Path) -> None:
-    """A window that opens on a prompt, and one stripping old turns' reasoning where it may."""
-    statuses = _run(f"python:tests.targets.converse_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
-                    max_examples=30)
-    assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
-
-
-@pytest.mark.parametrize("name", LEGITIMATE_GEMINI[1:])
-def test_a_legitimate_gemini_trimmer_passes(name: str, tmp_path: Path) -> None:
-    """A window that opens on a prompt, and one stripping old turns' thoughts and signatures."""
-    statuses = _run(f"python:tests.targets.gemini_trimmers:{name}", tmp_path, TRIM_OP_PROPERTIES,
-                    max_examples=30)
+@pytest.mark.parametrize(("module", "name"), _OTHER_DIALECTS)
+def test_a_legitimate_trimmer_of_another_dialect_passes(module: str, name: str, tmp_path: Path) -> None:
+    statuses = _run(f"python:tests.targets.{module}:{name}", tmp_path, TRIM_OP_PROPERTIES, max_examples=30)
     assert statuses == {p.id: "passed" for p in TRIM_OP_PROPERTIES}
 
 

@@ -68,9 +68,13 @@ class WindowFromAPrompt(ReferenceConverse):
         if not isinstance(budget, int) or count(messages) <= budget:
             return {"messages": list(messages)}
         for start in range(1, len(messages)):
-            if _is_prompt(messages[start]) and count(messages[start:]) <= budget:
+            if self.opens_at(messages[start]) and count(messages[start:]) <= budget:
                 return {"messages": messages[start:]}
         return {"error": f"nothing fits {budget} tokens"}
+
+    def opens_at(self, message: Any) -> bool:
+        """Where the window may start: a user prompt."""
+        return _is_prompt(message)
 
 
 class StripsOldReasoning(ReferenceConverse):
@@ -102,24 +106,15 @@ LEGITIMATE: tuple[str, ...] = ("ReferenceConverse", "WindowFromAPrompt", "Strips
 # -- broken: one bug each --------------------------------------------------------------------------
 
 
-class OpensAnywhere(ReferenceConverse):
+class OpensAnywhere(WindowFromAPrompt):
     """The newest messages that fit, from any message: the window may open on a user message of
     ``toolResult`` blocks whose ``toolUse`` it cut (Bedrock: "The number of toolResult blocks ...
     exceeds the number of toolUse blocks of previous turn") or on the assistant."""
 
     name = "trimmer-opens-anywhere"
-    policies: ClassVar[dict[str, str]] = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no"}
 
-    def trim(self, params: Params) -> Params:
-        messages: list[Msg] = params["messages"]
-        budget = params.get("maxTokens")
-        count = self.measure(params)
-        if not isinstance(budget, int) or count(messages) <= budget:
-            return {"messages": list(messages)}
-        for start in range(1, len(messages)):
-            if count(messages[start:]) <= budget:
-                return {"messages": messages[start:]}
-        return {"error": f"nothing fits {budget} tokens"}
+    def opens_at(self, message: Any) -> bool:
+        return True
 
 
 class KeepsTheFirstMessage(WindowFromAPrompt):

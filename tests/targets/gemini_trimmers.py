@@ -78,9 +78,13 @@ class WindowFromAPrompt(ReferenceGemini):
         if not isinstance(budget, int) or count(contents) <= budget:
             return {"messages": list(contents)}
         for start in range(1, len(contents)):
-            if _is_prompt(contents[start]) and count(contents[start:]) <= budget:
+            if self.opens_at(contents[start]) and count(contents[start:]) <= budget:
                 return {"messages": contents[start:]}
         return {"error": f"nothing fits {budget} tokens"}
+
+    def opens_at(self, message: Any) -> bool:
+        """Where the window may start: a user prompt."""
+        return _is_prompt(message)
 
 
 class StripsOldReasoning(ReferenceGemini):
@@ -111,23 +115,14 @@ LEGITIMATE: tuple[str, ...] = ("ReferenceGemini", "WindowFromAPrompt", "StripsOl
 # -- broken: one bug each --------------------------------------------------------------------------
 
 
-class OpensAnywhereGemini(ReferenceGemini):
+class OpensAnywhereGemini(WindowFromAPrompt):
     """The newest contents that fit, from any content: the window may open on a response turn whose
     call turn it cut ("function response turn comes immediately after a function call turn")."""
 
     name = "trimmer-opens-anywhere-gemini"
-    policies: ClassVar[dict[str, str]] = {"trimSystem": "any", "trimLastUser": "any", "trimPartial": "no"}
 
-    def trim(self, params: Params) -> Params:
-        contents: list[Content] = params["messages"]
-        budget = params.get("maxTokens")
-        count = self.measure(params)
-        if not isinstance(budget, int) or count(contents) <= budget:
-            return {"messages": list(contents)}
-        for start in range(1, len(contents)):
-            if count(contents[start:]) <= budget:
-                return {"messages": contents[start:]}
-        return {"error": f"nothing fits {budget} tokens"}
+    def opens_at(self, message: Any) -> bool:
+        return True
 
 
 class DropsThoughtSignatures(ReferenceGemini):
