@@ -9,10 +9,10 @@ Converse count, which their ``count`` op answers with (but for the broken counte
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ctxmodel.targets import reference as ref
+from tests.targets.trimmers import ReferenceSystemApart
 
 Params = dict[str, Any]
 Msg = dict[str, Any]
@@ -27,31 +27,11 @@ def _is_prompt(message: Msg) -> bool:
     return message.get("role") == "user" and not _holds(message, "toolResult")
 
 
-class ReferenceConverse:
+class ReferenceConverse(ReferenceSystemApart):
     """The reference's ``trim`` and ``count`` on Converse messages, as a worker target."""
 
     name = "trimmer-reference-converse"
     dialect: ClassVar[str] = "bedrock-converse"
-    policies: ClassVar[dict[str, str]] = dict(ref.REFERENCE_TRIM_POLICIES)
-
-    def describe(self, params: Params) -> Params:
-        return {"protocol": 1, "name": self.name, "version": "1", "ops": ["describe", "trim", "count"],
-                "tokenizer": "zoo", "dialect": self.dialect, "policies": dict(self.policies)}
-
-    def count(self, params: Params) -> Params:
-        return ref.op_converse_count(params)
-
-    def trim(self, params: Params) -> Params:
-        return ref.op_converse_trim(params)
-
-    def measure(self, params: Params) -> Callable[[list[Msg]], int]:
-        system = params.get("systemPrompt", "")
-
-        def count(messages: list[Msg]) -> int:
-            tokens: int = self.count({"messages": messages, "systemPrompt": system})["tokens"]
-            return tokens
-
-        return count
 
 
 class WindowFromAPrompt(ReferenceConverse):

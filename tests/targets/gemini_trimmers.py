@@ -9,10 +9,10 @@ Gemini count, which their ``count`` op answers with (but for the broken counter)
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ctxmodel.targets import reference as ref
+from tests.targets.trimmers import ReferenceSystemApart
 
 Params = dict[str, Any]
 Content = dict[str, Any]
@@ -37,31 +37,11 @@ def _unsigned(content: Content) -> Content:
                                  for p in parts]}
 
 
-class ReferenceGemini:
+class ReferenceGemini(ReferenceSystemApart):
     """The reference's ``trim`` and ``count`` on Gemini contents, as a worker target."""
 
     name = "trimmer-reference-gemini"
     dialect: ClassVar[str] = "gemini"
-    policies: ClassVar[dict[str, str]] = dict(ref.REFERENCE_TRIM_POLICIES)
-
-    def describe(self, params: Params) -> Params:
-        return {"protocol": 1, "name": self.name, "version": "1", "ops": ["describe", "trim", "count"],
-                "tokenizer": "zoo", "dialect": self.dialect, "policies": dict(self.policies)}
-
-    def count(self, params: Params) -> Params:
-        return ref.op_gemini_count(params)
-
-    def trim(self, params: Params) -> Params:
-        return ref.op_gemini_trim(params)
-
-    def measure(self, params: Params) -> Callable[[list[Content]], int]:
-        system = params.get("systemPrompt", "")
-
-        def count(contents: list[Content]) -> int:
-            tokens: int = self.count({"messages": contents, "systemPrompt": system})["tokens"]
-            return tokens
-
-        return count
 
 
 class WindowFromAPrompt(ReferenceGemini):

@@ -33,6 +33,39 @@ Params = dict[str, Any]
 Msg = dict[str, Any]
 
 
+class ReferenceSystemApart:
+    """The reference's ``trim`` and ``count`` in a dialect whose system prompt is sent apart
+    (``bedrock-converse``, ``gemini``), as a worker target: the base of each dialect's trimmers."""
+
+    name = "trimmer-reference-apart"
+    dialect: ClassVar[str]
+    policies: ClassVar[dict[str, str]] = dict(ref.REFERENCE_TRIM_POLICIES)
+    _OPS: ClassVar[dict[str, tuple[Callable[[Params], Params], Callable[[Params], Params]]]] = {
+        "bedrock-converse": (ref.op_converse_count, ref.op_converse_trim),
+        "gemini": (ref.op_gemini_count, ref.op_gemini_trim),
+    }
+
+    def describe(self, params: Params) -> Params:
+        return {"protocol": 1, "name": self.name, "version": "1", "ops": ["describe", "trim", "count"],
+                "tokenizer": "zoo", "dialect": self.dialect, "policies": dict(self.policies)}
+
+    def count(self, params: Params) -> Params:
+        return self._OPS[self.dialect][0](params)
+
+    def trim(self, params: Params) -> Params:
+        return self._OPS[self.dialect][1](params)
+
+    def measure(self, params: Params) -> Callable[[list[Msg]], int]:
+        """The count the budget is measured by: this target's own ``count``, the prompt with it."""
+        system = params.get("systemPrompt", "")
+
+        def count(messages: list[Msg]) -> int:
+            tokens: int = self.count({"messages": messages, "systemPrompt": system})["tokens"]
+            return tokens
+
+        return count
+
+
 class Reference:
     """The reference's ``trim`` and ``count`` in a declared dialect, as a worker target."""
 
