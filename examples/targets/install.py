@@ -9,6 +9,10 @@ ctxmodel's cannot clash, and the version under test is exactly the pinned one.
   ``pip --require-hashes --no-deps`` (a release published compromised, or a file changed on the
   index, is refused), and ctxmodel's stdlib-only target kit (``ctxmodel_target``) put on the
   environment's path with a ``.pth`` file.
+- A library that needs another Python than the one running this script names it in a
+  ``python-version`` file (``3.12``); the environment is made with that interpreter, found on
+  ``PATH`` as ``pythonX.Y`` or under pyenv's versions, and when none is found the install stops
+  with the one line that says so.
 - Node.js (``package-lock.json``): ``npm ci``, which checks every package's integrity hash.
 
 It does nothing when the environment was already made from the same pins, so it is cheap to run
@@ -18,6 +22,8 @@ before every gate run.
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -48,14 +54,50 @@ def _site_packages(env: Path) -> Path:
     return Path(out.stdout.strip())
 
 
+class NoInterpreter(Exception):
+    """The library names a Python version this machine does not have."""
+
+
+def _is_version(python: str, version: str) -> bool:
+    try:
+        out = subprocess.run(
+            [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True, text=True, timeout=60,
+        )
+    except OSError:
+        return False
+    return out.returncode == 0 and out.stdout.strip() == version
+
+
+def interpreter(version: str) -> str:
+    """A ``pythonX.Y`` of the version asked: on ``PATH`` first (a pyenv shim of a version that is not
+    selected fails its probe and is passed over), then pyenv's own versions."""
+    candidates = [c for c in [shutil.which(f"python{version}")] if c]
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    if pyenv.is_dir():
+        candidates += [str(p) for p in sorted(pyenv.glob(f"{version}.*/bin/python{version}"), reverse=True)]
+    for candidate in candidates:
+        if _is_version(candidate, version):
+            return candidate
+    raise NoInterpreter(
+        f"needs Python {version} (its python-version file) and no python{version} was found on PATH "
+        f"or under {pyenv}: install one (apt install python{version}-venv, or pyenv install {version})"
+    )
+
+
 def install_python(directory: Path) -> str:
     pins = directory / "requirements.txt"
+    wanted = directory / "python-version"
     env = directory / ".venv"
     stamp = env / STAMP
-    digest = _digest(pins, KIT / "ctxmodel_target.py")
+    digest = _digest(pins, wanted, KIT / "ctxmodel_target.py")
     if stamp.exists() and stamp.read_text() == digest:
         return f"{env} is up to date"
-    venv.EnvBuilder(clear=True, with_pip=True).create(env)
+    if wanted.exists():
+        python = interpreter(wanted.read_text().strip())
+        subprocess.run([python, "-m", "venv", "--clear", str(env)], check=True)
+    else:
+        venv.EnvBuilder(clear=True, with_pip=True).create(env)
     python = str(env / "bin" / "python")
     subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
     subprocess.run(
@@ -92,7 +134,7 @@ def main(argv: list[str]) -> int:
             said = install_python(directory)
         else:
             said = install_node(directory)
-    except (OSError, subprocess.CalledProcessError) as exc:
+    except (OSError, subprocess.CalledProcessError, NoInterpreter) as exc:
         print(f"install {argv[0]}: {exc}", file=sys.stderr)
         return 1
     print(f"{said} ({time.monotonic() - started:.0f} s)")
