@@ -38,7 +38,7 @@ from ctxmodel.properties.converse_yardsticks import CONVERSE, block_kind
 from ctxmodel.properties.gemini_yardsticks import GEMINI, signatures_went_with_their_calls
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, reasoning_findings
-from ctxmodel.properties.suite_trim import answer
+from ctxmodel.properties.suite_trim import returned
 
 Msg = dict[str, Any]
 
@@ -147,7 +147,7 @@ def _what(dialect: str) -> str:
     ),
 )
 def reasoning_travels(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    out = answer(ex.result)[0]
+    out = returned(probe, ex)
     if out is None:
         return
     history: list[Msg] = ex.params["messages"]

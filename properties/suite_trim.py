@@ -38,6 +38,7 @@ from ctxmodel.properties.converse_yardsticks import CONVERSE, ROLE_RULES
 from ctxmodel.properties.gemini_yardsticks import GEMINI
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, separations
+from ctxmodel.properties.yardsticks import split_joined_users
 
 Msg = dict[str, Any]
 
@@ -109,8 +110,13 @@ def answer(result: Any) -> tuple[list[Msg] | None, str | None, str | None]:
     return messages, None, None
 
 
-def _returned(ex: Exchange) -> list[Msg] | None:
-    return answer(ex.result)[0]
+def returned(probe: Probe, ex: Exchange) -> list[Msg] | None:
+    """The answer's messages as §10's clauses judge them: under ``mergeUsers=yes`` each join of user
+    messages split back into them (``yardsticks.split_joined_users``)."""
+    out = answer(ex.result)[0]
+    if out is None or probe.policies.get("mergeUsers", "no") != "yes":
+        return out
+    return split_joined_users(out, ex.params["messages"], probe.policies.get("trimPlaceholder", "none") == "one")
 
 
 @check(
@@ -128,7 +134,7 @@ def _returned(ex: Exchange) -> list[Msg] | None:
                Witness(f"{_G}:OpensAnywhereGemini", "pairing-broken")),
 )
 def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    out = _returned(ex)
+    out = returned(probe, ex)
     if out is None:
         return
     history: list[Msg] = ex.params["messages"]
@@ -166,7 +172,7 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     summary="Every returned message is a message of the input, or a declared partial of one, in the input's order; "
     "nothing is invented, duplicated or moved; a declared placeholder stands only where messages were dropped "
     "(a message less its reasoning is judged by trim.reasoning-travels).",
-    policies=("trimPartial", "trimToolCalls", "trimPlaceholder"),
+    policies=("trimPartial", "trimToolCalls", "trimPlaceholder", "mergeUsers"),
     witnesses=(
         Witness(f"{_B}:HoistsSystemMessages", "moved"),
         Witness(f"{_B}:InventsANotice", "invented"),
@@ -174,10 +180,11 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         Witness(f"{_B}:PrunesCallsWithoutDeclaring", "calls-dropped-undeclared"),
         Witness(f"{_B}:RepeatsTheLastUser", "duplicated"),
         Witness(f"{_B}:PlaceholderWhereNothingWasDropped", "invented"),
+        Witness(f"{_B}:JoinsUsersAcrossTheAnswer", "moved"),
     ),
 )
 def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    out = _returned(ex)
+    out = returned(probe, ex)
     if out is None:
         return
     partial = probe.policies.get("trimPartial", "no") == "yes"
@@ -286,7 +293,7 @@ def fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                Witness(f"{_B}:JoinsTheSystemMessages", "system-merged")),
 )
 def system_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    out = _returned(ex)
+    out = returned(probe, ex)
     dialect = _dialect(probe)
     if out is None or dialect == "anthropic":
         return  # in Anthropic the system prompt is a param, never part of the answer
@@ -363,7 +370,7 @@ def _blank(message: Msg) -> bool:
     witnesses=(Witness(f"{_B}:DropsTheLastUser", "last-user-dropped"),),
 )
 def last_user_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    out = _returned(ex)
+    out = returned(probe, ex)
     if out is None or probe.policies.get("trimLastUser", "keep") != "keep":
         return
     dialect = _dialect(probe)
@@ -394,7 +401,7 @@ def last_user_as_declared(probe: Probe, ex: Exchange) -> Iterator[Finding]:
                Witness(f"{_B}:PlaceholderDropsOneMoreEachTime", "not-idempotent")),
 )
 def idempotent(probe: Probe, ex: Exchange) -> Iterator[Finding]:
-    out = _returned(ex)
+    out = answer(ex.result)[0]
     if out is None:
         return
     again = probe.call("trim", {**ex.params, "messages": out})

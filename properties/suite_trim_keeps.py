@@ -35,7 +35,7 @@ from ctxmodel.properties.converse_yardsticks import CONVERSE, holds_results
 from ctxmodel.properties.gemini_yardsticks import GEMINI, holds_responses
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, is_message_item, separations
-from ctxmodel.properties.suite_trim import answer
+from ctxmodel.properties.suite_trim import returned
 
 Msg = dict[str, Any]
 
@@ -113,7 +113,7 @@ def _kept_as_declared(probe: Probe, dialect: str) -> Callable[[Msg, Msg], bool]:
 def keeps_what_fits(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     keep = probe.policies.get("trimKeep", "newest")
     budget = ex.params.get("maxTokens")
-    out = answer(ex.result)[0]
+    out = returned(probe, ex)
     if out is None or keep == "any" or not isinstance(budget, int) or isinstance(budget, bool):
         return
     dialect = _dialect(probe)
@@ -217,7 +217,7 @@ def honours_options(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     calls = probe.policies.get("pruneCalls", "no")
     reasoning = probe.policies.get("pruneReasoning", "no")
     dialect = _dialect(probe)
-    out = answer(ex.result)[0]
+    out = returned(probe, ex)
     if out is None or (calls == "no" and reasoning == "no") or dialect == RESPONSES:
         return
     history: list[Msg] = ex.params["messages"]

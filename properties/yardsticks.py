@@ -27,6 +27,7 @@ __all__ = [
     "effective",
     "merged_users",
     "pairing_violations",
+    "split_joined_users",
     "visible_indices",
     "visible_mask",
 ]
@@ -63,4 +64,41 @@ def merged_users(history: Sequence[Any]) -> list[Any]:
             out[-1] = {**out[-1], "content": _blocks(out[-1]) + _blocks(message)}
         else:
             out.append(message)
+    return out
+
+
+def _pieces(blocks: list[Any], users: list[tuple[int, Any]], after: int, placeholder: bool) -> list[Any] | None:
+    """``blocks`` as input user messages taken in the input's order (after index ``after``), at most
+    one text block among them standing as a placeholder; None when they are not."""
+    if not blocks:
+        return []
+    for index, message in users:
+        if index <= after:
+            continue
+        own = _blocks(message)
+        if own and blocks[:len(own)] == own:
+            rest = _pieces(blocks[len(own):], users, index, placeholder)
+            if rest is not None:
+                return [message, *rest]
+    first = blocks[0]
+    if placeholder and isinstance(first, dict) and first.get("type") == "text" and set(first) == {"type", "text"}:
+        rest = _pieces(blocks[1:], users, after, False)
+        if rest is not None:
+            return [{"role": "user", "content": [first]}, *rest]
+    return None
+
+
+def split_joined_users(answer: Sequence[Any], history: Sequence[Any], placeholder: bool) -> list[Any]:
+    """The answer a trimmer declaring ``mergeUsers=yes`` is judged on (contract §10 policies): each
+    returned user message that is no message of the input but the join of input user messages (their
+    blocks in the input's order, a string content read as one text block, and under
+    ``trimPlaceholder=one`` one text block of the trimmer's own among them) split back into those
+    messages. A join it cannot read so stays whole, and is judged as the message it is."""
+    users = [(i, m) for i, m in enumerate(history) if _joinable(m)]
+    out: list[Any] = []
+    for message in answer:
+        pieces = None
+        if _joinable(message) and message not in history:
+            pieces = _pieces(_blocks(message), users, -1, placeholder)
+        out.extend(pieces if pieces and len(pieces) > 1 else [message])
     return out

@@ -11,7 +11,15 @@ import json
 from typing import Any, ClassVar
 
 from ctxmodel.targets import reference as ref
-from tests.targets.trimmers import CallPrunerChat, Msg, Params, PlaceholderChat, Reference
+from tests.targets.trimmers import (
+    CallPrunerChat,
+    JoinsUsersChat,
+    Msg,
+    Params,
+    PlaceholderChat,
+    Reference,
+    join_neighbouring_users,
+)
 
 CHAT = "openai-chat"
 
@@ -406,3 +414,16 @@ class PrunesTheLastCallsToo(_Pruner):
                     continue
             out.append(message)
         return {"messages": out}
+
+
+class JoinsUsersAcrossTheAnswer(JoinsUsersChat):
+    """Declares ``mergeUsers=yes`` and joins its answer's last user message into its first, across the
+    messages between them: the join is of messages the answer does not hold side by side."""
+
+    name = "broken-joins-users-across-the-answer"
+
+    def trim(self, params: Params) -> Params:
+        out = super(JoinsUsersChat, self).trim(params)  # the reference's answer, not yet joined
+        if "messages" in out:
+            return {"messages": join_neighbouring_users(out["messages"], across=True)}
+        return out

@@ -389,9 +389,48 @@ class PlaceholderChat(Reference):
         return {"messages": [*messages[:head], skipped, *messages[tail:]]}
 
 
+def join_neighbouring_users(messages: list[Msg], across: bool = False) -> list[Msg]:
+    """Each run of neighbouring plain user messages as one, its content their parts in order (as
+    OpenHands' ``events_to_messages`` sends them); ``across``: the last one joined into the first
+    even when other messages stand between them."""
+    def plain(m: Msg) -> bool:
+        return m.get("role") == "user" and isinstance(m.get("content"), (str, list)) and set(m) <= {"role", "content"}
+
+    def parts(m: Msg) -> list[Any]:
+        content = m["content"]
+        return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+    out: list[Msg] = []
+    for message in messages:
+        if out and plain(out[-1]) and plain(message):
+            out[-1] = {"role": "user", "content": parts(out[-1]) + parts(message)}
+        else:
+            out.append(message)
+    users = [i for i, m in enumerate(out) if plain(m)]
+    if across and len(users) > 1 and users[-1] - users[0] > 1:
+        first, last = users[0], users[-1]
+        joined = {"role": "user", "content": parts(out[first]) + parts(out[last])}
+        out = [*out[:first], joined, *out[first + 1:last], *out[last + 1:]]
+    return out
+
+
+class JoinsUsersChat(ReferenceChat):
+    """The reference, its answer sent with neighbouring user messages joined into one, as OpenHands
+    sends them. Declares ``mergeUsers=yes``."""
+
+    name = "trimmer-joins-users-chat"
+    policies: ClassVar[dict[str, str]] = {**ref.REFERENCE_TRIM_POLICIES, "mergeUsers": "yes"}
+
+    def trim(self, params: Params) -> Params:
+        out = super().trim(params)
+        if "messages" in out:
+            return {"messages": join_neighbouring_users(out["messages"])}
+        return out
+
+
 #: Every legitimate trimmer, by the class name its spec names.
 LEGITIMATE: tuple[str, ...] = (
     "Reference", "ReferenceChat", "SuffixCut", "SuffixCutChat", "HeadAndTail", "HeadAndTailChat",
     "DropOldestTurn", "DropOldestTurnChat", "Pruner", "PrunerChat", "CallPrunerChat", "PlaceholderChat",
-    "PrefixCut", "PrefixCutChat", "OptionPrunerChat",
+    "PrefixCut", "PrefixCutChat", "OptionPrunerChat", "JoinsUsersChat",
 )
