@@ -7,9 +7,9 @@ from typing import Any
 
 from ctxmodel.properties.yardsticks import split_joined_users
 
-U1 = {"role": "user", "content": "fix the bug"}
-A = {"role": "assistant", "content": "done"}
-U2 = {"role": "user", "content": [{"type": "text", "text": "and the test"}]}
+U1: dict[str, Any] = {"role": "user", "content": "fix the bug"}
+A: dict[str, Any] = {"role": "assistant", "content": "done"}
+U2: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": "and the test"}]}
 HISTORY: list[Any] = [U1, A, U2]
 
 
