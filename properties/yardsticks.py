@@ -67,25 +67,38 @@ def merged_users(history: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _pieces(blocks: list[Any], users: list[tuple[int, Any]], after: int, placeholder: bool) -> list[Any] | None:
-    """``blocks`` as input user messages taken in the input's order (after index ``after``), at most
-    one text block among them standing as a placeholder; None when they are not."""
-    if not blocks:
-        return []
-    for index, message in users:
-        if index <= after:
-            continue
-        own = _blocks(message)
-        if own and blocks[:len(own)] == own:
-            rest = _pieces(blocks[len(own):], users, index, placeholder)
+def _pieces(blocks: list[Any], users: list[tuple[int, Any]], placeholder: bool) -> list[Any] | None:
+    """``blocks`` as input user messages taken in the input's order, at most one text block among
+    them standing as a placeholder; None when they are not. Memoized by position, so a long run of
+    equal messages (a shrunk history's) costs a product of lengths, never a search of subsets."""
+    memo: dict[tuple[int, int, bool], list[Any] | None] = {}
+
+    def split(at: int, after: int, spare: bool) -> list[Any] | None:
+        if at == len(blocks):
+            return []
+        key = (at, after, spare)
+        if key in memo:
+            return memo[key]
+        found: list[Any] | None = None
+        for index, message in users:
+            if index <= after:
+                continue
+            own = _blocks(message)
+            if own and blocks[at:at + len(own)] == own:
+                rest = split(at + len(own), index, spare)
+                if rest is not None:
+                    found = [message, *rest]
+                    break
+        first = blocks[at]
+        if found is None and spare and isinstance(first, dict) and first.get("type") == "text" \
+                and set(first) == {"type", "text"}:
+            rest = split(at + 1, after, False)
             if rest is not None:
-                return [message, *rest]
-    first = blocks[0]
-    if placeholder and isinstance(first, dict) and first.get("type") == "text" and set(first) == {"type", "text"}:
-        rest = _pieces(blocks[1:], users, after, False)
-        if rest is not None:
-            return [{"role": "user", "content": [first]}, *rest]
-    return None
+                found = [{"role": "user", "content": [first]}, *rest]
+        memo[key] = found
+        return found
+
+    return split(0, -1, placeholder)
 
 
 def split_joined_users(answer: Sequence[Any], history: Sequence[Any], placeholder: bool) -> list[Any]:
@@ -99,6 +112,6 @@ def split_joined_users(answer: Sequence[Any], history: Sequence[Any], placeholde
     for message in answer:
         pieces = None
         if _joinable(message) and message not in history:
-            pieces = _pieces(_blocks(message), users, -1, placeholder)
+            pieces = _pieces(_blocks(message), users, placeholder)
         out.extend(pieces if pieces and len(pieces) > 1 else [message])
     return out

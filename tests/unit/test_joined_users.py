@@ -37,3 +37,10 @@ def test_a_join_in_the_wrong_order_or_with_new_text_stays_whole() -> None:
 
 def test_input_messages_and_other_roles_are_left_alone() -> None:
     assert split_joined_users([U1, A], HISTORY, placeholder=True) == [U1, A]
+
+
+def test_a_long_run_of_equal_messages_that_cannot_be_split_is_read_quickly() -> None:
+    history: list[Any] = [{"role": "user", "content": "h"} for _ in range(40)]
+    stray = {"type": "image_url", "image_url": {"url": "https://example.com/shot.png"}}
+    joined = _join([{"type": "text", "text": "h"}] * 20, [stray])
+    assert split_joined_users([joined], history, placeholder=True) == [joined]
