@@ -185,10 +185,13 @@ class Config:
     def tokens(self, events: list[LLMConvertibleEvent]) -> int:
         return self.agent_llm.get_token_count(LLMConvertibleEvent.events_to_messages(list(events)))
 
-    def back(self, sent: list[Msg], messages: list[Msg], per_message: list[list[LLMConvertibleEvent]]) -> list[Msg]:
+    def own(self, per_message: list[list[LLMConvertibleEvent]]) -> list[list[Msg]]:
+        """What OpenHands renders from each input message alone."""
+        return [self.render(events) for events in per_message]
+
+    def back(self, sent: list[Msg], messages: list[Msg], own: list[list[Msg]]) -> list[Msg]:
         """Each sent message as the caller's dict whose own rendering it is (the earliest not used
         yet, in order), else as OpenHands sends it."""
-        own = [self.render(events) for events in per_message]
         out: list[Msg] = []
         start = 0
         for message in sent:
@@ -214,7 +217,7 @@ class Config:
             if isinstance(result, Condensation):
                 log.append(result)
                 continue
-            return {"messages": self.back(self.render(result.events), messages, per_message)}
+            return {"messages": self.back(self.render(result.events), messages, self.own(per_message))}
         return {"error": f"openhands' condenser answered a new condensation {MAX_CONDENSATIONS} times in a row "
                          "(the agent would go on condensing, one per step, and never send)"}
 
@@ -225,8 +228,8 @@ class Config:
         """The conversion around OpenHands without its view or condenser: each message rendered alone."""
         messages: list[Msg] = params["messages"]
         per_message = to_events(messages)
-        sent = [m for events in per_message for m in self.render(events)]
-        return {"messages": self.back(sent, messages, per_message)}
+        own = self.own(per_message)
+        return {"messages": self.back([m for rendered in own for m in rendered], messages, own)}
 
 
 def main(argv: list[str]) -> int:
