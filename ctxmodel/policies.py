@@ -36,6 +36,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "trimBudget": ("tokens", "none"),
     "trimToolCalls": ("keep", "pairs"),
     "trimPlaceholder": ("none", "one"),
+    # A late result put back after its call (Google ADK's contents).
+    "lateResults": ("stay", "rejoin"),
     # Reasoning travels with its item (contract §10.8).
     "trimReasoning": ("keep", "strip"),
     "reasoningRequired": ("no", "current-turn"),

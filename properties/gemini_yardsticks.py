@@ -17,8 +17,11 @@ is compared with its input by what the API would refuse. Both spellings are read
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from itertools import combinations
+from typing import Any, TypeVar
+
+from ctxmodel.properties.json_reading import canon
 
 __all__ = [
     "GEMINI",
@@ -26,6 +29,7 @@ __all__ = [
     "gemini_pairing_violations",
     "gemini_reasoning",
     "holds_responses",
+    "set_aside_rejoined",
     "signatures_went_with_their_calls",
 ]
 
@@ -126,3 +130,71 @@ def gemini_less_reasoning(content: Msg) -> dict[str, Any]:
     parts = [{k: v for k, v in p.items() if k not in _SIGNATURE} for p in _parts(content)
              if p.get("thought") is not True]
     return {**content, "parts": parts}
+
+
+#: How many later response contents a rejoined content is read against: the subsets of more are not
+#: searched (a drawn history holds a handful; a real one that holds more is judged as it stands).
+_REJOIN_CANDIDATES = 10
+
+
+def _is_response_part(part: Any) -> bool:
+    return isinstance(part, Mapping) and isinstance(_get(part, "functionResponse", "function_response"), Mapping)
+
+
+def _in_order(short: Sequence[Any], long: Sequence[Any]) -> bool:
+    it = iter(canon(x) for x in long)
+    return all(any(canon(x) == y for y in it) for x in short)
+
+
+def _rejoins(content: Msg, pieces: Sequence[Msg], pruned: bool) -> bool:
+    """Whether ``content`` is ``pieces`` joined (contract §10 ``lateResults=rejoin``): their other
+    parts all there, in order; their responses, in order (some gone under ``trimToolCalls=pairs``);
+    the responses first, or every part in the pieces' own order."""
+    parts = _parts(content)
+    if set(content) - {"role", "parts"} or any(set(p) - {"role", "parts"} for p in pieces):
+        return False
+    whole = [p for piece in pieces for p in _parts(piece)]
+    responses = [p for p in parts if _is_response_part(p)]
+    others = [p for p in parts if not _is_response_part(p)]
+    given = [p for p in whole if _is_response_part(p)]
+    if not responses or [canon(p) for p in others] != [canon(p) for p in whole if not _is_response_part(p)]:
+        return False
+    if not (_in_order(responses, given) if pruned else [canon(p) for p in responses] == [canon(p) for p in given]):
+        return False
+    return [canon(p) for p in parts] == [canon(p) for p in responses + others] or _in_order(parts, whole)
+
+
+_M = TypeVar("_M", bound=Mapping[str, Any])
+
+
+def set_aside_rejoined(
+    answer: Sequence[_M], history: Sequence[_M], same_call: Callable[[_M, _M], bool], pruned: bool,
+) -> tuple[list[_M], list[_M], list[int]]:
+    """The answer and the input with each rejoined late response set aside (contract §10
+    ``lateResults=rejoin``, Google ADK's ``rearrange_events_for_async_function_responses_in_history``):
+    a returned user content of responses right after a call content (an input one, or as
+    ``same_call`` relates it) that is the join of input response contents after that call, every
+    response of which answers one of its calls (by id, else by name). Those input contents go with
+    it. What is left is judged by §10.2 as ever; where the rejoined content sits is what the
+    policy allows, and whether the API pairs it is §10.1's to judge on the answer as returned.
+    Returns the answer left, the input left, and the answer's indices of what is left."""
+    used: set[int] = set()
+    aside: set[int] = set()
+    for j in range(1, len(answer)):
+        content, before = answer[j], answer[j - 1]
+        if content.get("role") != "user" or not _responses(content) or not _calls(before):
+            continue
+        for i, call in enumerate(history):
+            if not _calls(call) or not (canon(call) == canon(before) or same_call(before, call)):
+                continue
+            keys = set(_keys(_calls(call)))
+            later = [k for k in range(i + 1, len(history)) if k not in used and _responses(history[k])
+                     and set(_keys(_responses(history[k]))) <= keys][:_REJOIN_CANDIDATES]
+            found = next((chosen for size in range(1, len(later) + 1) for chosen in combinations(later, size)
+                          if _rejoins(content, [history[k] for k in chosen], pruned)), None)
+            if found is not None:
+                used.update(found)
+                aside.add(j)
+                break
+    kept = [j for j in range(len(answer)) if j not in aside]
+    return [answer[j] for j in kept], [m for k, m in enumerate(history) if k not in used], kept

@@ -28,6 +28,7 @@ from ctxmodel.properties.catalogue import (
 from ctxmodel.properties.chat_yardsticks import (
     floor,
     is_partial_of,
+    is_pruned_of,
     is_system,
     last_user_index,
     masked_placeholders,
@@ -35,7 +36,7 @@ from ctxmodel.properties.chat_yardsticks import (
     violations,
 )
 from ctxmodel.properties.converse_yardsticks import CONVERSE, ROLE_RULES
-from ctxmodel.properties.gemini_yardsticks import GEMINI
+from ctxmodel.properties.gemini_yardsticks import GEMINI, set_aside_rejoined
 from ctxmodel.properties.json_reading import canon, short
 from ctxmodel.properties.responses_yardsticks import RESPONSES, separations
 from ctxmodel.properties.yardsticks import split_joined_users
@@ -172,7 +173,7 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     summary="Every returned message is a message of the input, or a declared partial of one, in the input's order; "
     "nothing is invented, duplicated or moved; a declared placeholder stands only where messages were dropped "
     "(a message less its reasoning is judged by trim.reasoning-travels).",
-    policies=("trimPartial", "trimToolCalls", "trimPlaceholder", "mergeUsers"),
+    policies=("trimPartial", "trimToolCalls", "trimPlaceholder", "mergeUsers", "lateResults"),
     witnesses=(
         Witness(f"{_B}:HoistsSystemMessages", "moved"),
         Witness(f"{_B}:InventsANotice", "invented"),
@@ -181,6 +182,8 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         Witness(f"{_B}:RepeatsTheLastUser", "duplicated"),
         Witness(f"{_B}:PlaceholderWhereNothingWasDropped", "invented"),
         Witness(f"{_B}:JoinsUsersAcrossTheAnswer", "moved"),
+        Witness(f"{_G}:RejoinsThePromptToo", "invented"),
+        Witness(f"{_G}:RejoinsAheadOfTheCall", "moved"),
     ),
 )
 def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
@@ -192,8 +195,11 @@ def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
     placeholder = probe.policies.get("trimPlaceholder", "none") == "one"
     # A message less its reasoning is matched to its input message under either trimReasoning: under
     # strip it is allowed, under keep it is §10.8's finding (reasoning-stripped), not an invented one.
-    matched, j, why = match_in_order(out, ex.params["messages"], partial, pruned, placeholder,
-                                     reasoning=_dialect(probe))
+    history: list[Msg] = ex.params["messages"]
+    where = list(range(len(out)))
+    if probe.policies.get("lateResults", "stay") == "rejoin" and _dialect(probe) == GEMINI:
+        out, history, where = set_aside_rejoined(out, history, _pruned_relation(pruned), pruned)
+    matched, j, why = match_in_order(out, history, partial, pruned, placeholder, reasoning=_dialect(probe))
     if matched is not None:
         return
     said = {
@@ -205,8 +211,13 @@ def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         "duplicated": "repeats an input message returned already",
         "moved": "is an input message returned out of the input's order",
     }[why]
-    yield Finding.fail(f"messages.{j} of the answer ({short(out[j], 100)}) {said}",
+    yield Finding.fail(f"messages.{where[j]} of the answer ({short(out[j], 100)}) {said}",
                        "the input's messages, in order, or declared partials of them (§10.2)", code=why)
+
+
+def _pruned_relation(pruned: bool) -> Callable[[Msg, Msg], bool]:
+    """A returned call content as it may stand for an input one (``trimToolCalls=pairs``)."""
+    return (lambda m, original: is_pruned_of(m, original)) if pruned else (lambda m, original: False)
 
 
 def _messages(n: int) -> str:

@@ -89,7 +89,66 @@ class StripsOldReasoning(ReferenceGemini):
         return ref.op_gemini_trim({**params, "messages": kept})
 
 
-LEGITIMATE: tuple[str, ...] = ("ReferenceGemini", "WindowFromAPrompt", "StripsOldReasoning")
+def _keys(content: Content, kind: str) -> list[str]:
+    """The id, else the name, of each call or response part (``kind``) of a content."""
+    return [str(p[kind].get("id") or p[kind].get("name")) for p in content.get("parts") or []
+            if isinstance(p, dict) and isinstance(p.get(kind), dict)]
+
+
+def _late_to(contents: list[Content], i: int) -> list[int]:
+    """The response contents that answer the calls of ``contents[i]`` late: after a user content in
+    between, with nothing but user contents between (a model content there is another turn)."""
+    calls = set(_keys(contents[i], "functionCall"))
+    if not calls or i + 1 == len(contents) or _keys(contents[i + 1], "functionResponse"):
+        return []
+    late: list[int] = []
+    for k in range(i + 1, len(contents)):
+        if contents[k].get("role") != "user":
+            break
+        answers = _keys(contents[k], "functionResponse")
+        if answers and set(answers) <= calls:
+            late.append(k)
+    return late
+
+
+def _joined(pieces: list[Content]) -> Content:
+    """Response contents as one: every response first, then every other part, each in order."""
+    parts = [p for c in pieces for p in c["parts"]]
+    return {"role": "user", "parts": [p for p in parts if "functionResponse" in p]
+            + [p for p in parts if "functionResponse" not in p]}
+
+
+class RejoinsLateResponses(ReferenceGemini):
+    """Each late response content moved to right after its call and joined into one (Google ADK's
+    async rearrangement, restricted to a run of user contents), declared ``lateResults=rejoin``; then
+    the reference's trim."""
+
+    name = "trimmer-rejoins-late-responses-gemini"
+    policies: ClassVar[dict[str, str]] = {**ref.REFERENCE_TRIM_POLICIES, "lateResults": "rejoin"}
+
+    def trim(self, params: Params) -> Params:
+        return ref.op_gemini_trim({**params, "messages": self.rejoin(params["messages"])})
+
+    def rejoin(self, contents: list[Content]) -> list[Content]:
+        out: list[Content] = []
+        taken: set[int] = set()
+        for i, content in enumerate(contents):
+            if i in taken:
+                continue
+            late = _late_to(contents, i)
+            out.extend(self.place(content, _joined([contents[k] for k in late]) if late else None,
+                                  [contents[k] for k in range(i + 1, late[-1]) if k not in late] if late else []))
+            taken.update(late)
+            if late:
+                taken.update(range(i + 1, late[-1]))
+        return out
+
+    def place(self, call: Content, joined: Content | None, between: list[Content]) -> list[Content]:
+        """The call, its joined responses, and the user contents that stood between them."""
+        return [call] + ([joined] if joined else []) + between
+
+
+LEGITIMATE: tuple[str, ...] = ("ReferenceGemini", "WindowFromAPrompt", "StripsOldReasoning", "RejoinsLateResponses")
 
 
 # -- broken: one bug each --------------------------------------------------------------------------
@@ -113,6 +172,27 @@ class DropsThoughtSignatures(ReferenceGemini):
 
     def trim(self, params: Params) -> Params:
         return ref.op_gemini_trim({**params, "messages": [_unsigned(c) for c in params["messages"]]})
+
+
+class RejoinsThePromptToo(RejoinsLateResponses):
+    """The user's words between a call and its late response joined into the response content: the
+    prompt now reads as part of the tool's answer, and as a message of the trimmer's own."""
+
+    name = "trimmer-rejoins-the-prompt-too-gemini"
+
+    def place(self, call: Content, joined: Content | None, between: list[Content]) -> list[Content]:
+        if joined is None:
+            return [call, *between]
+        return [call, {**joined, "parts": joined["parts"] + [p for c in between for p in c["parts"]]}]
+
+
+class RejoinsAheadOfTheCall(RejoinsLateResponses):
+    """The joined responses put one place too early: before their call, not after it."""
+
+    name = "trimmer-rejoins-ahead-of-the-call-gemini"
+
+    def place(self, call: Content, joined: Content | None, between: list[Content]) -> list[Content]:
+        return ([joined] if joined else []) + [call, *between]
 
 
 class CountsTextPartsOnly(ReferenceGemini):

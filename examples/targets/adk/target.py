@@ -50,8 +50,11 @@ logging.disable(logging.WARNING)  # ADK logs every call it drops, on stderr
 #: instruction is apart), and it drops the function calls no response answers and the responses
 #: no call asked for (``drop_orphaned_function_calls``, ``_drop_orphaned_function_responses``: a
 #: content less some of those parts, or gone when nothing is left), by design: declared as pruning
-#: tool calls (``trimToolCalls=pairs``).
-POLICIES = {"trimBudget": "none", "trimSystem": "any", "trimToolCalls": "pairs"}
+#: tool calls (``trimToolCalls=pairs``). It moves a function response that came after a user content
+#: back to the content right after its call, joined with the call's other responses, responses first
+#: (``tools/_rearranger.py``, ``rearrange_events_for_async_function_responses_in_history`` and
+#: ``merge_function_response_events``), by design: declared as ``lateResults=rejoin``.
+POLICIES = {"trimBudget": "none", "trimSystem": "any", "trimToolCalls": "pairs", "lateResults": "rejoin"}
 
 
 def _is_prompt(content: Msg) -> bool:
