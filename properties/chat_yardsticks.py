@@ -303,7 +303,14 @@ def is_less_reasoning_of(
 def is_placeholder(message: Msg) -> bool:
     """The shape of a message a trimmer may put where it dropped some (contract §10,
     ``trimPlaceholder=one``): a ``user`` or ``assistant`` message of text alone (a non-empty string,
-    or text parts or blocks), no calls, no results, no other keys but ``name``."""
+    or text parts or blocks), no calls, no results, no other keys but ``name``; in Gemini a ``user``
+    or ``model`` content of text parts alone (ADK's compaction summary)."""
+    if "parts" in message:
+        parts = message.get("parts")
+        return (message.get("role") in ("user", "model") and set(message) == {"role", "parts"}
+                and isinstance(parts, list) and bool(parts)
+                and all(isinstance(p, Mapping) and set(p) == {"text"} and isinstance(p["text"], str) and p["text"]
+                        for p in parts))
     if message.get("role") not in ("user", "assistant") or set(message) - {"role", "content", "name"}:
         return False
     content = message.get("content")

@@ -134,67 +134,151 @@ def gemini_less_reasoning(content: Msg) -> dict[str, Any]:
 
 #: How many later response contents a rejoined content is read against: the subsets of more are not
 #: searched (a drawn history holds a handful; a real one that holds more is judged as it stands).
-_REJOIN_CANDIDATES = 10
+_REJOIN_CANDIDATES = 8
+
+#: An input part: the index of its content, and its own index among that content's parts.
+_Place = tuple[int, int]
+
+_M = TypeVar("_M", bound=Mapping[str, Any])
 
 
 def _is_response_part(part: Any) -> bool:
     return isinstance(part, Mapping) and isinstance(_get(part, "functionResponse", "function_response"), Mapping)
 
 
-def _in_order(short: Sequence[Any], long: Sequence[Any]) -> bool:
-    it = iter(canon(x) for x in long)
-    return all(any(canon(x) == y for y in it) for x in short)
+def _answers(part: Mapping[str, Any]) -> str:
+    fn = _get(part, "functionResponse", "function_response")
+    return str(fn.get("id") or fn.get("name"))
 
 
-def _rejoins(content: Msg, pieces: Sequence[Msg], pruned: bool) -> bool:
-    """Whether ``content`` is ``pieces`` joined (contract §10 ``lateResults=rejoin``): their other
-    parts all there, in order; their responses, in order (some gone under ``trimToolCalls=pairs``);
-    the responses first, or every part in the pieces' own order."""
+def _draw(wanted: Sequence[Any], offered: Sequence[tuple[_Place, Any]], calls: Sequence[str],
+          pruned: bool) -> list[_Place] | None:
+    """Where each wanted response comes from among those offered: all of them (some gone under
+    ``trimToolCalls=pairs``) in their order, or in the order of the calls they answer."""
+    keys = [canon(p) for p in wanted]
+    if not pruned and sorted(keys) != sorted(canon(p) for _, p in offered):
+        return None
+    places: list[_Place] = []
+    it = iter(offered)
+    for key in keys:
+        place = next((at for at, p in it if canon(p) == key), None)
+        if place is None:
+            break
+        places.append(place)
+    if len(places) == len(keys):
+        return places
+    at = [calls.index(k) if k in calls else len(calls) for k in (_answers(p) for p in wanted)]
+    if at != sorted(at):
+        return None
+    free = list(offered)
+    places = []
+    for key in keys:
+        n = next((n for n, (_, p) in enumerate(free) if canon(p) == key), None)
+        if n is None:
+            return None
+        places.append(free.pop(n)[0])
+    return places
+
+
+def _take(content: Msg, history: Sequence[Msg], call: int, calls: Sequence[str], taken: Mapping[int, set[int]],
+          pruned: bool) -> dict[int, set[int]] | None:
+    """The input parts ``content`` is made of, read as responses put back after ``history[call]``
+    (contract §10 ``lateResults=rejoin``), or ``None``."""
     parts = _parts(content)
-    if set(content) - {"role", "parts"} or any(set(p) - {"role", "parts"} for p in pieces):
-        return False
-    whole = [p for piece in pieces for p in _parts(piece)]
     responses = [p for p in parts if _is_response_part(p)]
-    others = [p for p in parts if not _is_response_part(p)]
-    given = [p for p in whole if _is_response_part(p)]
-    if not responses or [canon(p) for p in others] != [canon(p) for p in whole if not _is_response_part(p)]:
-        return False
-    if not (_in_order(responses, given) if pruned else [canon(p) for p in responses] == [canon(p) for p in given]):
-        return False
-    return [canon(p) for p in parts] == [canon(p) for p in responses + others] or _in_order(parts, whole)
+    others = [canon(p) for p in parts if not _is_response_part(p)]
+
+    def offered(k: int) -> list[tuple[_Place, Any]]:
+        return [((k, n), p) for n, p in enumerate(_parts(history[k]))
+                if n not in taken.get(k, ()) and _is_response_part(p) and _answers(p) in calls]
+
+    def rest(k: int) -> list[tuple[_Place, str]]:
+        """A piece's other parts: all still there to take, or none."""
+        mine = [((k, n), canon(p)) for n, p in enumerate(_parts(history[k])) if not _is_response_part(p)]
+        return [] if any(n in taken.get(k, ()) for (_, n), _ in mine) else mine
+
+    pieces = [k for k in range(call + 1, len(history)) if history[k].get("role") == "user"
+              and not set(history[k]) - {"role", "parts"} and offered(k)][:_REJOIN_CANDIDATES]
+    for size in range(1, len(pieces) + 1):
+        for chosen in combinations(pieces, size):
+            drawn = _draw(responses, [o for k in chosen for o in offered(k)], calls, pruned)
+            if drawn is None:
+                continue
+            wholes = [k for k in chosen
+                      if all(_answers(p) in calls for p in _parts(history[k]) if _is_response_part(p))]
+            for with_rest in _subsets_spelling(others, [(k, rest(k)) for k in chosen], set(wholes)):
+                order = [*drawn, *with_rest]
+                as_given = [order[n] for n in _positions(parts)]
+                if [canon(p) for p in parts] != [canon(p) for p in responses] + others and as_given != sorted(as_given):
+                    continue
+                if all(any(k == at[0] for at in order) for k in chosen):
+                    out: dict[int, set[int]] = {}
+                    for k, n in order:
+                        out.setdefault(k, set()).add(n)
+                    return out
+    return None
 
 
-_M = TypeVar("_M", bound=Mapping[str, Any])
+def _positions(parts: Sequence[Any]) -> list[int]:
+    """For each part, its index in the list of responses then other parts."""
+    responses = [n for n, p in enumerate(parts) if _is_response_part(p)]
+    others = [n for n, p in enumerate(parts) if not _is_response_part(p)]
+    where = {n: m for m, n in enumerate(responses + others)}
+    return [where[n] for n in range(len(parts))]
+
+
+def _subsets_spelling(others: Sequence[str], rests: Sequence[tuple[int, list[tuple[_Place, str]]]],
+                      must: set[int]) -> list[list[_Place]]:
+    """The ways to spell ``others`` with the other parts of some pieces, each piece's whole or not
+    at all, in the pieces' order; a piece in ``must`` (all of whose responses answer this call)
+    gives its own."""
+    found: list[list[_Place]] = []
+
+    def go(n: int, at: int, places: list[_Place]) -> None:
+        if n == len(rests):
+            if at == len(others):
+                found.append(places)
+            return
+        k, mine = rests[n]
+        texts = [t for _, t in mine]
+        if texts and others[at:at + len(texts)] == texts:
+            go(n + 1, at + len(texts), places + [place for place, _ in mine])
+        if k not in must or not mine:
+            go(n + 1, at, places)
+
+    go(0, 0, [])
+    return found
 
 
 def set_aside_rejoined(
     answer: Sequence[_M], history: Sequence[_M], same_call: Callable[[_M, _M], bool], pruned: bool,
 ) -> tuple[list[_M], list[_M], list[int]]:
-    """The answer and the input with each rejoined late response set aside (contract §10
-    ``lateResults=rejoin``, Google ADK's ``rearrange_events_for_async_function_responses_in_history``):
-    a returned user content of responses right after a call content (an input one, or as
-    ``same_call`` relates it) that is the join of input response contents after that call, every
-    response of which answers one of its calls (by id, else by name). Those input contents go with
-    it. What is left is judged by §10.2 as ever; where the rejoined content sits is what the
-    policy allows, and whether the API pairs it is §10.1's to judge on the answer as returned.
-    Returns the answer left, the input left, and the answer's indices of what is left."""
-    used: set[int] = set()
+    """The answer and the input with each response content put back after its call set aside
+    (contract §10 ``lateResults=rejoin``, Google ADK's
+    ``rearrange_events_for_async_function_responses_in_history``): a returned user content of
+    responses right after a call content (an input one, or as ``same_call`` relates it) made of
+    parts of input contents after that call, its responses answering that call's calls (by id,
+    else by name). An input content goes too when all its parts are so placed (its responses but
+    those gone under ``trimToolCalls=pairs``). What is left is judged by §10.2 as ever; whether the
+    API pairs what was put back is §10.1's to judge on the answer as returned. Returns the answer
+    left, the input left, and the answer's indices of what is left."""
+    taken: dict[int, set[int]] = {}
     aside: set[int] = set()
     for j in range(1, len(answer)):
         content, before = answer[j], answer[j - 1]
-        if content.get("role") != "user" or not _responses(content) or not _calls(before):
+        if content.get("role") != "user" or not _responses(content) or not _calls(before) \
+                or set(content) - {"role", "parts"}:
             continue
         for i, call in enumerate(history):
             if not _calls(call) or not (canon(call) == canon(before) or same_call(before, call)):
                 continue
-            keys = set(_keys(_calls(call)))
-            later = [k for k in range(i + 1, len(history)) if k not in used and _responses(history[k])
-                     and set(_keys(_responses(history[k]))) <= keys][:_REJOIN_CANDIDATES]
-            found = next((chosen for size in range(1, len(later) + 1) for chosen in combinations(later, size)
-                          if _rejoins(content, [history[k] for k in chosen], pruned)), None)
+            found = _take(content, history, i, _keys(_calls(call)), taken, pruned)
             if found is not None:
-                used.update(found)
+                for k, places in found.items():
+                    taken.setdefault(k, set()).update(places)
                 aside.add(j)
                 break
+    used = {k for k, places in taken.items()
+            if all(n in places or (pruned and _is_response_part(p)) for n, p in enumerate(_parts(history[k])))}
     kept = [j for j in range(len(answer)) if j not in aside]
     return [answer[j] for j in kept], [m for k, m in enumerate(history) if k not in used], kept

@@ -184,6 +184,7 @@ def accepted(probe: Probe, ex: Exchange) -> Iterator[Finding]:
         Witness(f"{_B}:JoinsUsersAcrossTheAnswer", "moved"),
         Witness(f"{_G}:RejoinsThePromptToo", "invented"),
         Witness(f"{_G}:RejoinsAheadOfTheCall", "moved"),
+        Witness(f"{_G}:SummaryWhereNothingWasDropped", "invented"),
     ),
 )
 def keeps_order(probe: Probe, ex: Exchange) -> Iterator[Finding]:

@@ -148,7 +148,37 @@ class RejoinsLateResponses(ReferenceGemini):
         return [call] + ([joined] if joined else []) + between
 
 
-LEGITIMATE: tuple[str, ...] = ("ReferenceGemini", "WindowFromAPrompt", "StripsOldReasoning", "RejoinsLateResponses")
+class SummarizesWhatItDrops(WindowFromAPrompt):
+    """The window from a prompt, with one user content of text where it dropped the oldest (as
+    ADK's compaction puts its summary), declared ``trimPlaceholder=one``; without it when only the
+    window fits."""
+
+    name = "trimmer-summarizes-what-it-drops-gemini"
+    policies: ClassVar[dict[str, str]] = {**WindowFromAPrompt.policies, "trimPlaceholder": "one"}
+
+    def trim(self, params: Params) -> Params:
+        contents: list[Content] = params["messages"]
+        budget = params.get("maxTokens")
+        count = self.measure(params)
+        if not isinstance(budget, int) or count(contents) <= budget:
+            return {"messages": self.whole(contents)}
+        for start in range(1, len(contents)):
+            if not self.opens_at(contents[start]):
+                continue
+            summary = {"role": "user", "parts": [{"text": f"Summary of {start} earlier contents."}]}
+            if count([summary, *contents[start:]]) <= budget:
+                return {"messages": [summary, *contents[start:]]}
+            if count(contents[start:]) <= budget:
+                return {"messages": contents[start:]}
+        return {"error": f"nothing fits {budget} tokens"}
+
+    def whole(self, contents: list[Content]) -> list[Content]:
+        """The answer when everything fits: the contents as they are."""
+        return list(contents)
+
+
+LEGITIMATE: tuple[str, ...] = ("ReferenceGemini", "WindowFromAPrompt", "StripsOldReasoning", "RejoinsLateResponses",
+                               "SummarizesWhatItDrops")
 
 
 # -- broken: one bug each --------------------------------------------------------------------------
@@ -193,6 +223,15 @@ class RejoinsAheadOfTheCall(RejoinsLateResponses):
 
     def place(self, call: Content, joined: Content | None, between: list[Content]) -> list[Content]:
         return ([joined] if joined else []) + [call, *between]
+
+
+class SummaryWhereNothingWasDropped(SummarizesWhatItDrops):
+    """Its summary content put first even when everything fits and nothing was dropped."""
+
+    name = "trimmer-summary-where-nothing-was-dropped-gemini"
+
+    def whole(self, contents: list[Content]) -> list[Content]:
+        return [{"role": "user", "parts": [{"text": "Summary of 0 earlier contents."}]}, *contents]
 
 
 class CountsTextPartsOnly(ReferenceGemini):

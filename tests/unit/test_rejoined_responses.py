@@ -69,3 +69,36 @@ def test_a_content_is_set_aside_once_so_a_repeated_pair_is_still_duplicated() ->
     left, history, _ = _aside([CALL, LATE, CALL, LATE])
     assert left == [CALL, CALL, LATE]
     assert match_in_order(left, history, False)[2] == "duplicated"
+
+
+def test_responses_may_come_in_the_order_of_their_calls() -> None:
+    calls = {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}, "id": "a"}},
+                                        {"functionCall": {"name": "f", "args": {}, "id": "b"}}]}
+
+    def answer(call_id: str, output: str) -> Content:
+        return {"functionResponse": {"name": "f", "id": call_id, "response": {"output": output}}}
+
+    first = {"role": "user", "parts": [answer("a", ""), answer("b", "")]}
+    last = {"role": "user", "parts": [answer("a", "h"), {"text": "h"}]}
+    history = [calls, first, last]
+    by_calls = {"role": "user", "parts": [answer("a", "h"), answer("b", ""), {"text": "h"}]}
+    backwards = {"role": "user", "parts": [answer("b", ""), answer("a", ""), {"text": "h"}]}
+    assert set_aside_rejoined([calls, by_calls], history, is_pruned_of, True)[1] == [calls]
+    assert set_aside_rejoined([calls, by_calls], history, is_pruned_of, False)[0] == [calls, by_calls]
+    assert set_aside_rejoined([calls, backwards], history, is_pruned_of, True)[0] == [calls, backwards]
+
+
+def test_one_content_answering_two_call_contents_may_be_split_between_them() -> None:
+    def call(call_id: str) -> Content:
+        return {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}, "id": call_id}}]}
+
+    def answer(call_id: str) -> Content:
+        return {"functionResponse": {"name": "f", "id": call_id, "response": {"output": call_id}}}
+
+    both = {"role": "user", "parts": [answer("a"), answer("b")]}
+    history = [call("a"), call("b"), both]
+    split = [call("a"), {"role": "user", "parts": [answer("a")]}, call("b"), {"role": "user", "parts": [answer("b")]}]
+    left, rest, _ = set_aside_rejoined(split, history, is_pruned_of, False)
+    assert (left, rest) == ([call("a"), call("b")], [call("a"), call("b")])
+    half = split[:2]
+    assert set_aside_rejoined(half, history, is_pruned_of, False)[1] == history  # b's answer is not placed

@@ -27,24 +27,35 @@ from __future__ import annotations
 
 import sys
 
-NAMES = ("contents",)
+NAMES = ("contents", "compaction")
 if __name__ == "__main__" and sys.argv[1:] == ["--list"]:
     print("\n".join(NAMES))
     sys.exit(0)
 
+import asyncio
 import logging
+import warnings
+from collections.abc import AsyncGenerator
 from importlib import metadata
 from typing import Any
 
 from ctxmodel_target import serve
+from google.adk.apps.app import EventsCompactionConfig
+from google.adk.apps.compaction import _run_compaction_for_token_threshold_config
+from google.adk.apps.llm_event_summarizer import LlmEventSummarizer
 from google.adk.events import Event
 from google.adk.flows.llm_flows.contents import _get_contents
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.sessions import Session
 from google.genai import types
 
 Msg = dict[str, Any]
 AGENT = "agent"
 
 logging.disable(logging.WARNING)  # ADK logs every call it drops, on stderr
+warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")  # compaction's config says it is new
 
 #: ADK builds the request from every event: no budget, every prompt kept, no system messages (the
 #: instruction is apart), and it drops the function calls no response answers and the responses
@@ -55,6 +66,45 @@ logging.disable(logging.WARNING)  # ADK logs every call it drops, on stderr
 #: (``tools/_rearranger.py``, ``rearrange_events_for_async_function_responses_in_history`` and
 #: ``merge_function_response_events``), by design: declared as ``lateResults=rejoin``.
 POLICIES = {"trimBudget": "none", "trimSystem": "any", "trimToolCalls": "pairs", "lateResults": "rejoin"}
+
+#: With token-threshold compaction (``EventsCompactionConfig``, run before the contents are built by
+#: ``CompactionRequestProcessor``, ``flows/llm_flows/context/_compaction.py``) the events before the
+#: last ``event_retention_size`` become one summary content where they stood: a placeholder
+#: (``trimPlaceholder=one``). The retention counts events, not prompts, so the last user prompt may
+#: be summarized (``trimLastUser=any``). The threshold is a trigger ("attempt a compaction when the
+#: prompt token count meets or exceeds this threshold"), not a promise that the request fits: it is
+#: set at 1 token, so that every history of 4 characters or more is compacted, and no budget is
+#: declared (``trimBudget=none``).
+COMPACTION_POLICIES = {**POLICIES, "trimPlaceholder": "one", "trimLastUser": "any"}
+RETAINED = 2
+SUMMARY = "Summary of the conversation so far."
+
+
+class SummaryModel(BaseLlm):
+    """The summarizer's model, offline: one fixed summary for whatever it is asked."""
+
+    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False
+                                     ) -> AsyncGenerator[LlmResponse, None]:
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=SUMMARY)]))
+
+
+class Sessions:
+    """What compaction appends its event through (``BaseSessionService.append_event``)."""
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        session.events.append(event)
+        return event
+
+
+def compacted(events: list[Event]) -> list[Event]:
+    """The session's events after the request path's token-threshold compaction."""
+    config = EventsCompactionConfig(token_threshold=1, event_retention_size=RETAINED,
+                                    summarizer=LlmEventSummarizer(llm=SummaryModel(model="summary-stub")))
+    session = Session(id="s", app_name="ctxmodel", user_id="u", events=list(events))
+    asyncio.run(_run_compaction_for_token_threshold_config(
+        config=config, session=session, session_service=Sessions(),  # type: ignore[arg-type]
+        agent=None, agent_name=AGENT))  # type: ignore[arg-type]
+    return session.events
 
 
 def _is_prompt(content: Msg) -> bool:
@@ -70,7 +120,8 @@ def to_events(contents: list[Msg]) -> list[Event]:
         if _is_prompt(content):
             turn += 1
         author = "user" if _is_prompt(content) else AGENT
-        events.append(Event(author=author, invocation_id=f"inv-{turn}", content=types.Content.model_validate(content)))
+        events.append(Event(author=author, invocation_id=f"inv-{turn}", timestamp=float(len(events) + 1),
+                            content=types.Content.model_validate(content)))
     return events
 
 
@@ -94,17 +145,24 @@ def trim(params: dict[str, Any]) -> dict[str, Any]:
     return {"messages": back(_get_contents(None, to_events(contents), AGENT), contents)}
 
 
+def trim_compacted(params: dict[str, Any]) -> dict[str, Any]:
+    contents: list[Msg] = params["messages"]
+    return {"messages": back(_get_contents(None, compacted(to_events(contents)), AGENT), contents)}
+
+
 def roundtrip(params: dict[str, Any]) -> dict[str, Any]:
     contents: list[Msg] = params["messages"]
     return {"messages": back([e.content for e in to_events(contents) if e.content is not None], contents)}
 
 
 def main(argv: list[str]) -> int:
-    if argv != ["contents"]:
+    if len(argv) != 1 or argv[0] not in NAMES:
         print(f"usage: target.py --list | CONFIG, one of: {', '.join(NAMES)}", file=sys.stderr)
         return 2
-    serve(name="google-adk contents", version=metadata.version("google-adk"), dialect="gemini",
-          policies=POLICIES, ops={"trim": trim, "roundtrip": roundtrip})
+    compaction = argv[0] == "compaction"
+    serve(name=f"google-adk {argv[0]}", version=metadata.version("google-adk"), dialect="gemini",
+          policies=COMPACTION_POLICIES if compaction else POLICIES,
+          ops={"trim": trim_compacted if compaction else trim, "roundtrip": roundtrip})
     return 0
 
 
