@@ -197,16 +197,17 @@ def _take(content: Msg, history: Sequence[Msg], call: int, calls: Sequence[str],
         mine = [((k, n), canon(p)) for n, p in enumerate(_parts(history[k])) if not _is_response_part(p)]
         return [] if any(n in taken.get(k, ()) for (_, n), _ in mine) else mine
 
-    pieces = [k for k in range(call + 1, len(history)) if history[k].get("role") == "user"
-              and not set(history[k]) - {"role", "parts"} and offered(k)][:_REJOIN_CANDIDATES]
+    offers = {k: found for k in range(call + 1, len(history)) if history[k].get("role") == "user"
+              and not set(history[k]) - {"role", "parts"} and (found := offered(k))}
+    pieces = list(offers)[:_REJOIN_CANDIDATES]
+    rests = {k: rest(k) for k in pieces}
+    wholes = {k for k in pieces if all(_answers(p) in calls for p in _parts(history[k]) if _is_response_part(p))}
     for size in range(1, len(pieces) + 1):
         for chosen in combinations(pieces, size):
-            drawn = _draw(responses, [o for k in chosen for o in offered(k)], calls, pruned)
+            drawn = _draw(responses, [o for k in chosen for o in offers[k]], calls, pruned)
             if drawn is None:
                 continue
-            wholes = [k for k in chosen
-                      if all(_answers(p) in calls for p in _parts(history[k]) if _is_response_part(p))]
-            for with_rest in _subsets_spelling(others, [(k, rest(k)) for k in chosen], set(wholes)):
+            for with_rest in _subsets_spelling(others, [(k, rests[k]) for k in chosen], wholes):
                 order = [*drawn, *with_rest]
                 as_given = [order[n] for n in _positions(parts)]
                 if [canon(p) for p in parts] != [canon(p) for p in responses] + others and as_given != sorted(as_given):
