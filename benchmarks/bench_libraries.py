@@ -16,14 +16,23 @@ library's environment aside: it happens once, before). ``--target SPEC`` (repeat
 other target the same way: a trimmer of one's own, or the legitimate trimmers of the tests
 (``python:tests.targets.trimmers:SuffixCutChat``), without a baseline.
 
+``--floor`` tells a library's own cost apart from ctxmodel's: the library's run records every
+request it was sent, and a fresh process of the library answers them again, alone, once with the
+handshake only (its start: imports) and once with all of them. The floor is the ratio the gate
+would have if ctxmodel spent nothing on the library beyond what it spends on the reference:
+(reference + the library's own seconds) / reference. A floor above 1.5 is a goal no adapter that
+runs the library's code as it is can meet.
+
     .venv/bin/python benchmarks/bench_libraries.py [LIBRARY[:CONFIG] ...] [--target SPEC ...] [--seed N]
-        [--no-baseline]
+        [--no-baseline] [--floor]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,6 +73,18 @@ def check_seconds(target: str, extra: list[str]) -> tuple[float, int, str]:
     return seconds, done.returncode, totals[-1] if totals else done.stderr.strip()[-200:]
 
 
+def answering_seconds(argv: list[str], requests: Path, lines: int | None = None) -> float:
+    """A fresh process of the target answering the recorded requests (the first ``lines`` of them)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        given = Path(scratch) / "requests.jsonl"
+        recorded = requests.read_text().splitlines(keepends=True)
+        given.write_text("".join(recorded[:lines] if lines is not None else recorded))
+        with given.open() as stdin:
+            started = time.perf_counter()
+            subprocess.run(argv, cwd=ROOT, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("selected", nargs="*", help="LIBRARY or LIBRARY:CONFIG (default: every installed one)")
@@ -71,22 +92,35 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="the first run's cost: no baseline")
     parser.add_argument("--target", action="append", default=[], metavar="SPEC",
                         help="any other target, measured the same way (no baseline)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also the library's own seconds for the requests it was sent, and the floor ratio")
     args = parser.parse_args()
     rows = []
     runs, missing = selected(args.selected) if args.selected or not args.target else ([], [])
     for name in missing if args.selected else ():
         print(f"{name}: not installed (python examples/targets/install.py {name})")
-    specs = [(library, config, "exec:" + " ".join(argv)) for library, config, argv in runs]
-    specs += [(spec.rpartition(":")[2] or spec, "-", spec) for spec in args.target]
-    for library, config, spec in specs:
+    specs = [(library, config, "exec:" + " ".join(argv), argv) for library, config, argv in runs]
+    specs += [(spec.rpartition(":")[2] or spec, "-", spec, None) for spec in args.target]
+    floors = []
+    for library, config, spec, argv in specs:
         ops, policies, dialect = declared(spec)
         common = ["--seed", str(args.seed), "--ops", ",".join(ops)]
         reference_spec = "reference" if dialect == "anthropic" else f"reference:{dialect}"
         reference = check_seconds(reference_spec, [*common, *(f"--policy={p}" for p in policies)])
         baseline = TARGETS / library / "baseline" / config
         extra = [] if args.no_baseline or not baseline.is_dir() else ["--baseline", str(baseline)]
+        recording = Path(tempfile.mkdtemp()) / "requests.jsonl"
+        if args.floor and argv is not None:
+            spec = "exec:sh -c " + shlex.quote(f"tee {shlex.quote(str(recording))} | {shlex.join(argv)}")
         gated = check_seconds(spec, [*common, *extra])
         ratio = gated[0] / reference[0]
+        if args.floor and argv is not None:
+            start, answering = answering_seconds(argv, recording, 1), answering_seconds(argv, recording)
+            requests = len(recording.read_text().splitlines())
+            floors.append((library, config, reference[0], start, answering, requests))
+            print(f"    {library} alone: start {start:.1f} s, {requests} requests answered in {answering:.1f} s "
+                  f"(start included), floor {(reference[0] + answering) / reference[0]:.2f}", flush=True)
+        shutil.rmtree(recording.parent)
         rows.append((library, config, reference, gated, ratio, bool(extra)))
         print(f"{library} {config}: reference {reference[0]:.1f} s (exit {reference[1]}), "
               f"library {gated[0]:.1f} s (exit {gated[1]}{', baseline' if extra else ''}), ratio {ratio:.2f}",
@@ -97,6 +131,12 @@ def main() -> None:
         for library, config, reference, gated, ratio, with_baseline in rows:
             note = " (baseline)" if with_baseline else ""
             print(f"| {library} | {config} | {reference[0]:.1f} s | {gated[0]:.1f} s{note} | {ratio:.2f} |")
+    if floors:
+        print("\n| library | configuration | reference | library alone: start | all requests (start included) "
+              "| floor |\n|---|---|---|---|---|---|")
+        for library, config, seconds, start, answering, requests in floors:
+            print(f"| {library} | {config} | {seconds:.1f} s | {start:.1f} s | {answering:.1f} s ({requests}) "
+                  f"| {(seconds + answering) / seconds:.2f} |")
 
 
 if __name__ == "__main__":
