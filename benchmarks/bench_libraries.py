@@ -99,7 +99,8 @@ def main() -> None:
     runs, missing = selected(args.selected) if args.selected or not args.target else ([], [])
     for name in missing if args.selected else ():
         print(f"{name}: not installed (python examples/targets/install.py {name})")
-    specs = [(library, config, "exec:" + " ".join(argv), argv) for library, config, argv in runs]
+    specs: list[tuple[str, str, str, list[str] | None]] = [
+        (library, config, "exec:" + " ".join(argv), argv) for library, config, argv in runs]
     specs += [(spec.rpartition(":")[2] or spec, "-", spec, None) for spec in args.target]
     floors = []
     for library, config, spec, argv in specs:
