@@ -75,14 +75,11 @@ def check_seconds(target: str, extra: list[str]) -> tuple[float, int, str]:
 
 def answering_seconds(argv: list[str], requests: Path, lines: int | None = None) -> float:
     """A fresh process of the target answering the recorded requests (the first ``lines`` of them)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        given = Path(scratch) / "requests.jsonl"
-        recorded = requests.read_text().splitlines(keepends=True)
-        given.write_text("".join(recorded[:lines] if lines is not None else recorded))
-        with given.open() as stdin:
-            started = time.perf_counter()
-            subprocess.run(argv, cwd=ROOT, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            return time.perf_counter() - started
+    recorded = requests.read_text().splitlines(keepends=True)
+    given = "".join(recorded[:lines] if lines is not None else recorded)
+    started = time.perf_counter()
+    subprocess.run(argv, cwd=ROOT, input=given, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -110,18 +107,19 @@ def main() -> None:
         reference = check_seconds(reference_spec, [*common, *(f"--policy={p}" for p in policies)])
         baseline = TARGETS / library / "baseline" / config
         extra = [] if args.no_baseline or not baseline.is_dir() else ["--baseline", str(baseline)]
-        recording = Path(tempfile.mkdtemp()) / "requests.jsonl"
-        if args.floor and argv is not None:
+        floor = args.floor and argv is not None
+        recording = Path(tempfile.mkdtemp()) / "requests.jsonl" if floor else None
+        if recording is not None and argv is not None:
             spec = "exec:sh -c " + shlex.quote(f"tee {shlex.quote(str(recording))} | {shlex.join(argv)}")
         gated = check_seconds(spec, [*common, *extra])
         ratio = gated[0] / reference[0]
-        if args.floor and argv is not None:
+        if recording is not None and argv is not None:
             start, answering = answering_seconds(argv, recording, 1), answering_seconds(argv, recording)
             requests = len(recording.read_text().splitlines())
             floors.append((library, config, reference[0], start, answering, requests))
             print(f"    {library} alone: start {start:.1f} s, {requests} requests answered in {answering:.1f} s "
                   f"(start included), floor {(reference[0] + answering) / reference[0]:.2f}", flush=True)
-        shutil.rmtree(recording.parent)
+            shutil.rmtree(recording.parent)
         rows.append((library, config, reference, gated, ratio, bool(extra)))
         print(f"{library} {config}: reference {reference[0]:.1f} s (exit {reference[1]}), "
               f"library {gated[0]:.1f} s (exit {gated[1]}{', baseline' if extra else ''}), ratio {ratio:.2f}",
